@@ -1,0 +1,1 @@
+"""The ``kozyr`` command line: replay (referee), bench, and the other tools."""

@@ -1,0 +1,94 @@
+"""``kozyr bench engine``: throughput of the rules engine on one core."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from typing import Any
+
+from kozyr.engine import native
+from kozyr.engine.deal import Deal
+from kozyr.engine.rules import Rules
+from kozyr.engine.state import GameState
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("bench", help="benchmarks (engine)", description="Print benchmark figures.")
+    p.add_argument("target", choices=["engine"], help="what to measure")
+    p.add_argument("--seconds", type=float, default=3.0, help="time per measurement (default 3)")
+    p.add_argument("--variant", default="podkidnoy", choices=["podkidnoy", "perevodnoy"])
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.set_defaults(run=run)
+
+
+def playout_rate(rules: Rules, seconds: float, seed: int) -> dict[str, float]:
+    """Random games per second, each from a fresh seeded deal to the end."""
+    rng = random.Random(seed)
+    games = actions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        state = GameState.new(rules, Deal.from_seed(rules, seed + games))
+        state.random_playout(rng)
+        games += 1
+        actions += state.history_len
+        if games % 16 == 0 and time.perf_counter() >= deadline:
+            break
+    elapsed = time.perf_counter() - start
+    return {
+        "games_per_s": games / elapsed,
+        "actions_per_game": actions / games,
+        "us_per_action": elapsed / actions * 1e6,
+    }
+
+
+def legal_rate(rules: Rules, seconds: float, seed: int) -> dict[str, float]:
+    """Legal-move generations per second over positions from random games."""
+    rng = random.Random(seed)
+    positions: list[GameState] = []
+    g = 0
+    while len(positions) < 5000:
+        state = GameState.from_seed(rules, seed + g)
+        g += 1
+        while not state.game_over:
+            positions.append(state.copy())
+            state.do(state.sample_action(rng.random()))
+    calls = moves = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        for p in positions:
+            moves += len(p.legal_actions())
+        calls += len(positions)
+    elapsed = time.perf_counter() - start
+    return {"generations_per_s": calls / elapsed, "moves_per_generation": moves / calls}
+
+
+def run(args: argparse.Namespace) -> int:
+    figures: dict[str, Any] = {"compiled": native.COMPILED, "variant": args.variant}
+    for players in (2, 4):
+        rules = Rules(players=players, deck=36, variant=args.variant)
+        figures[f"playout_{players}p"] = playout_rate(rules, args.seconds, args.seed)
+    figures["legal_4p"] = legal_rate(Rules(variant=args.variant), args.seconds, args.seed)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return 0
+    print(
+        f"kozyr bench engine  ({args.variant}, 36 cards, one core, "
+        f"engine {'compiled with mypyc' if native.COMPILED else 'pure Python'})"
+    )
+    for players in (2, 4):
+        f = figures[f"playout_{players}p"]
+        print(
+            f"  random playouts, {players} players: {f['games_per_s']:8.0f} games/s"
+            f"  ({f['actions_per_game']:.0f} actions/game, {f['us_per_action']:.2f} us/action)"
+        )
+    f = figures["legal_4p"]
+    print(
+        f"  legal-move generation, 4 players: {f['generations_per_s']:8.0f} /s"
+        f"  ({f['moves_per_generation']:.1f} moves each)"
+    )
+    return 0

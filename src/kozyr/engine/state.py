@@ -1,0 +1,799 @@
+"""The omniscient game state: legal moves, validated moves, round bookkeeping.
+
+Only the referee (the server, ``kozyr replay``, tests and a bot's own sampled
+deals) ever holds a :class:`GameState`.  Players and bots see a
+:class:`~kozyr.engine.view.View`.  docs/rules.md describes every rule this
+module implements; the comments here name the rule numbers used there.
+
+The state is built for search: card sets are int bit masks, the table is two
+short lists, :meth:`GameState.copy` copies a handful of lists, and move
+generation makes no objects beyond the actions it returns.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from math import comb
+from typing import Any
+
+from .actions import Action, Kind
+from .cards import (
+    CARD_RANK,
+    CARD_SUIT,
+    HIGHER_IN_SUIT,
+    NUM_CARDS,
+    RANK_MASK,
+    RANK_SIX,
+    SUIT_MASK,
+    card_str,
+    cards_of,
+)
+from .deal import Deal
+from .rules import ATTACK_CAP, FIRST_ROUND_CAP, HAND_SIZE, Rules
+
+# Phases: who is to move is a function of the phase.
+LEAD, DEFEND, THROW, OVER = 0, 1, 2, 3
+PHASE_NAMES = ("lead", "defend", "throw", "over")
+
+#: BEATERS[trump_suit][card]: every card that may cover ``card``.
+BEATERS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(HIGHER_IN_SUIT[c] | (SUIT_MASK[t] if CARD_SUIT[c] != t else 0) for c in range(NUM_CARDS))
+    for t in range(4)
+)
+
+_ATTACK, _DEFEND, _THROW = Kind.ATTACK, Kind.DEFEND, Kind.THROW
+_TAKE, _PASS, _TRANSFER, _SHOW = Kind.TAKE, Kind.PASS, Kind.TRANSFER, Kind.SHOW_TRUMP
+
+
+_new_action = tuple.__new__
+
+
+def _act(seat: int, kind: Kind, cards: int = 0, target: int = -1) -> Action:
+    """Build an Action without NamedTuple's Python-level __new__ (hot path)."""
+    return _new_action(Action, (seat, kind, cards, target))
+
+
+def _nth_card(mask: int, i: int) -> int:
+    """The bit of the i-th lowest card in ``mask``."""
+    for _ in range(i):
+        mask &= mask - 1
+    return mask & -mask
+
+
+#: SUBSET_COUNT[k][room]: non-empty subsets of a k-card set with at most ``room`` cards.
+SUBSET_COUNT: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sum(comb(k, j) for j in range(1, min(k, room) + 1)) for room in range(7))
+    for k in range(5)
+)
+
+
+class IllegalAction(ValueError):
+    """A move the rules do not allow here; the state is left unchanged."""
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How a game ended: a durak (with their team, if teams) or a draw."""
+
+    durak: int | None
+    team: tuple[int, ...] = ()
+    pogony: bool = False
+
+    @property
+    def draw(self) -> bool:
+        return self.durak is None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.durak is None:
+            return {"draw": True}
+        out: dict[str, Any] = {"durak": self.durak}
+        if self.team:
+            out["team"] = list(self.team)
+        if self.pogony:
+            out["pogony"] = True
+        return out
+
+
+def _subsets(mask: int, limit: int) -> list[int]:
+    """Non-empty subsets of ``mask`` with at most ``limit`` cards (mask has <= 4 cards)."""
+    out = []
+    sub = mask
+    while sub:
+        if sub.bit_count() <= limit:
+            out.append(sub)
+        sub = (sub - 1) & mask
+    out.reverse()
+    return out
+
+
+class GameState:
+    """One game of Durak in progress, seen by the referee."""
+
+    __slots__ = (
+        "active",
+        "att",
+        "attacker",
+        "beaters",
+        "bitos",
+        "defender",
+        "dfn",
+        "discard",
+        "hands",
+        "history_len",
+        "known",
+        "last_play",
+        "limit",
+        "n",
+        "order",
+        "out",
+        "passed",
+        "phase",
+        "result",
+        "rounds",
+        "rules",
+        "shown",
+        "starter",
+        "stock",
+        "table_ranks",
+        "taking",
+        "team",
+        "to_move",
+        "trump",
+        "trump_holder",
+        "trump_suit",
+        "uncovered",
+    )
+
+    rules: Rules
+    n: int
+    team: tuple[int, ...]
+    hands: list[int]
+    known: list[int]
+    stock: list[int]
+    trump: int
+    trump_suit: int
+    beaters: tuple[int, ...]
+    trump_holder: int | None
+    discard: int
+    att: list[int]
+    dfn: list[int]
+    uncovered: int
+    table_ranks: int
+    phase: int
+    to_move: int | None
+    attacker: int
+    defender: int
+    starter: int
+    limit: int
+    taking: bool
+    passed: int
+    shown: int
+    order: list[int]
+    active: int
+    out: list[int]
+    result: Result | None
+    rounds: int
+    bitos: int
+    last_play: int
+    history_len: int
+
+    # ------------------------------------------------------------------ set-up
+    def __init__(self, rules: Rules) -> None:
+        """An empty table; use :meth:`new` or :meth:`from_seed` to deal a game."""
+        n = self.n = rules.players
+        self.rules = rules
+        tc = rules.team_count
+        self.team = tuple(seat % tc for seat in range(n)) if tc else tuple(range(n))
+        self.hands = [0] * n
+        self.known = [0] * n
+        self.stock = []
+        self.trump = self.trump_suit = 0
+        self.beaters = BEATERS[0]
+        self.trump_holder = None
+        self.discard = 0
+        self.att, self.dfn = [], []
+        self.uncovered = self.table_ranks = 0
+        self.passed = self.shown = 0
+        self.taking = False
+        self.active = (1 << n) - 1
+        self.out = []
+        self.result = None
+        self.rounds = self.bitos = 0
+        self.last_play = 0
+        self.history_len = 0
+        self.order = []
+        self.phase = OVER
+        self.to_move = None
+        self.limit = 0
+        self.attacker = self.defender = self.starter = 0
+
+    @classmethod
+    def new(cls, rules: Rules, deal: Deal) -> GameState:
+        """The state right after ``deal``; the first round has begun."""
+        deal.validate(rules)
+        s = cls(rules)
+        s.hands = list(deal.hands)
+        # stock[-1] is the top of the deck, stock[0] the face-up trump.
+        s.stock = list(reversed(deal.deck))
+        s.trump = deal.trump
+        s.trump_suit = CARD_SUIT[deal.trump]
+        s.beaters = BEATERS[s.trump_suit]
+        if not deal.deck:
+            for seat, hand in enumerate(s.hands):
+                if hand >> deal.trump & 1:
+                    s.trump_holder = seat
+                    s.known[seat] |= 1 << deal.trump
+        s.discard = deal.discard
+        if not s.stock:
+            for seat in range(s.n):
+                if not s.hands[seat]:
+                    s.active &= ~(1 << seat)
+                    s.out.append(seat)
+            if s._game_over_check(None):
+                return s
+        s._start_round(s._first_attacker(deal))
+        return s
+
+    @classmethod
+    def from_seed(cls, rules: Rules, seed: int) -> GameState:
+        return cls.new(rules, Deal.from_seed(rules, seed))
+
+    def _first_attacker(self, deal: Deal) -> int:
+        """Rule 2 and the series option: who leads the first round."""
+        n = self.n
+        if deal.first_attacker is not None:
+            return deal.first_attacker
+        durak = deal.previous_durak
+        if durak is not None and self.rules.first_attacker != "lowest_trump":
+            if self.rules.first_attacker == "after_durak":
+                seat = (durak + 1) % n
+                while not (self.active >> seat & 1 and self.hands[seat]):
+                    seat = (seat + 1) % n
+                return seat
+            # "durak_attacked": the nearest opponent on the durak's right attacks.
+            seat = (durak - 1) % n
+            for _ in range(n):
+                if self.team[seat] != self.team[durak] and self.hands[seat]:
+                    return seat
+                seat = (seat - 1) % n
+        trumps = SUIT_MASK[self.trump_suit]
+        best: tuple[int, int, int] | None = None
+        for seat in range(n):
+            hand = self.hands[seat] & trumps
+            if hand:
+                low = (hand & -hand).bit_length() - 1
+                if best is None or low < best[0]:
+                    best = (low, 0, seat)
+        if best is not None:
+            return best[2]
+        # Fallback: nobody holds a trump.  The lowest card by rank leads; equal
+        # ranks are ordered by suit S < C < D < H.
+        for seat in range(n):
+            for c in cards_of(self.hands[seat]):
+                key = (CARD_RANK[c], CARD_SUIT[c], seat)
+                if best is None or key < best:
+                    best = key
+        assert best is not None
+        return best[2]
+
+    def copy(self) -> GameState:
+        """A cheap independent copy (rules and lookup tables are shared)."""
+        s = GameState(self.rules)
+        s.hands = self.hands[:]
+        s.known = self.known[:]
+        s.stock = self.stock[:]
+        s.trump, s.trump_suit, s.beaters = self.trump, self.trump_suit, self.beaters
+        s.trump_holder, s.discard = self.trump_holder, self.discard
+        s.att = self.att[:]
+        s.dfn = self.dfn[:]
+        s.uncovered, s.table_ranks, s.phase = self.uncovered, self.table_ranks, self.phase
+        s.to_move, s.attacker, s.defender = self.to_move, self.attacker, self.defender
+        s.starter, s.limit, s.taking = self.starter, self.limit, self.taking
+        s.passed, s.shown, s.order = self.passed, self.shown, self.order
+        s.active, s.out, s.result = self.active, self.out[:], self.result
+        s.rounds, s.bitos, s.last_play = self.rounds, self.bitos, self.last_play
+        s.history_len = self.history_len
+        return s
+
+    # ------------------------------------------------------------- seat order
+    def _next_active(self, seat: int) -> int:
+        """The next seat clockwise after ``seat`` that is still in the game."""
+        n, active = self.n, self.active
+        s = seat
+        for _ in range(n):
+            s = s + 1 if s + 1 < n else 0
+            if active >> s & 1:
+                return s
+        return seat
+
+    def _next_opponent(self, seat: int) -> int:
+        """The next seat after ``seat`` still in the game and not ``seat``'s teammate."""
+        n, active, team = self.n, self.active, self.team
+        mine = team[seat]
+        s = seat
+        for _ in range(n):
+            s = s + 1 if s + 1 < n else 0
+            if active >> s & 1 and team[s] != mine:
+                return s
+        return seat
+
+    def _throw_order(self) -> list[int]:
+        """Rule 6: main attacker first, then clockwise from the defender's left,
+        skipping the defender, its teammates and players who are out."""
+        d, n, active, team = self.defender, self.n, self.active, self.team
+        dteam = team[d]
+        order = [self.attacker]
+        s = d
+        for _ in range(n - 1):
+            s = s + 1 if s + 1 < n else 0
+            if s != self.attacker and active >> s & 1 and team[s] != dteam:
+                order.append(s)
+        if self.rules.throw_in == "neighbours":
+            left = self._next_active(d)
+            right = d
+            for _ in range(n):
+                right = right - 1 if right else n - 1
+                if active >> right & 1:
+                    break
+            order = [s for s in order if s in (self.attacker, left, right)]
+        return order
+
+    def _cap(self) -> int:
+        frc = self.rules.first_round_cap
+        if (frc == "first_round" and self.rounds == 0) or (
+            frc == "until_first_bito" and self.bitos == 0
+        ):
+            return FIRST_ROUND_CAP
+        return ATTACK_CAP
+
+    # ------------------------------------------------------------ the round
+    def _start_round(self, attacker: int) -> None:
+        self.attacker = self.starter = attacker
+        d = self.defender = self._next_opponent(attacker)
+        self.limit = min(self._cap(), self.hands[d].bit_count())  # rule 4: frozen now
+        self.taking = False
+        self.passed = self.shown = 0
+        self.last_play = 0
+        self.order = self._throw_order()
+        self.phase = LEAD
+        self.to_move = attacker
+
+    def _after_cover_or_pass(self) -> None:
+        """Rules 6-7: ask the next attacker in priority who can throw, or end the round."""
+        if len(self.att) < self.limit:
+            rank_cards = self.table_ranks
+            passed = self.passed
+            hands = self.hands
+            for s in self.order:
+                if not passed >> s & 1 and hands[s] & rank_cards:
+                    self.phase = THROW
+                    self.to_move = s
+                    return
+        self._end_round()
+
+    def _end_round(self) -> None:
+        """Bito or pick-up, refill (rule 8), players out (rule 9), next round."""
+        table = 0
+        for c in self.att:
+            table |= 1 << c
+        for c in self.dfn:
+            if c >= 0:
+                table |= 1 << c
+        d = self.defender
+        took = self.taking
+        if took:
+            self.hands[d] |= table
+            self.known[d] |= table
+        else:
+            self.discard |= table
+            self.bitos += 1
+        self.att = []
+        self.dfn = []
+        self.uncovered = 0
+        self.table_ranks = 0
+        self.rounds += 1
+        # Refill: the original attacker first, then clockwise, the final defender last.
+        n, active, hands, stock = self.n, self.active, self.hands, self.stock
+        order = []
+        s = self.starter
+        for _ in range(n):
+            if s != d and active >> s & 1:
+                order.append(s)
+            s = s + 1 if s + 1 < n else 0
+        order.append(d)
+        if stock:
+            for s in order:
+                need = HAND_SIZE - hands[s].bit_count()
+                while need > 0 and stock:
+                    c = stock.pop()
+                    hands[s] |= 1 << c
+                    need -= 1
+                    if not stock:  # the face-up trump, drawn last
+                        self.trump_holder = s
+                        self.known[s] |= 1 << c
+        if not stock:
+            for s in order:
+                if not hands[s]:
+                    self.active &= ~(1 << s)
+                    self.out.append(s)
+        if self._game_over_check(d):
+            return
+        # Rule 6: after bito the defender attacks; rule 7: after a pick-up, the next player.
+        nxt = d if not took and self.active >> d & 1 else self._next_active(d)
+        self._start_round(nxt)
+
+    def _game_over_check(self, last_defender: int | None) -> bool:
+        active = self.active
+        if not self.rules.team_count and active & (active - 1):
+            return False  # two or more players still hold cards
+        teams = {self.team[s] for s in range(self.n) if active >> s & 1}
+        if len(teams) > 1:
+            return False
+        self.phase = OVER
+        self.to_move = None
+        if not teams:
+            self.result = Result(None)
+            return True
+        holders = [s for s in range(self.n) if active >> s & 1]
+        durak = max(holders, key=lambda s: (self.hands[s].bit_count(), -s))
+        pogony = (
+            self.rules.pogony
+            and durak == last_defender
+            and self.last_play != 0
+            and self.last_play & ~RANK_MASK[RANK_SIX] == 0
+        )
+        team: tuple[int, ...] = ()
+        if self.rules.team_count:
+            team = tuple(s for s in range(self.n) if self.team[s] == self.team[durak])
+        self.result = Result(durak, team, pogony)
+        return True
+
+    # -------------------------------------------------------- move generation
+    def _transfer_target(self) -> tuple[int, int]:
+        """(next defender, room left on the table after a transfer to them)."""
+        nd = self._next_opponent(self.defender)
+        room = min(self._cap(), self.hands[nd].bit_count()) - len(self.att)
+        return nd, room
+
+    def _can_transfer(self) -> bool:
+        return (
+            self.rules.variant == "perevodnoy"
+            and not self.taking
+            and self.uncovered == len(self.att)
+        )
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action of the seat to move (empty when the game is over).
+
+        The order is fixed (and mirrored by :meth:`sample_action`): pass/take
+        first, then throws or covers by card, then transfers, then show-trump.
+        """
+        phase = self.phase
+        seat = self.to_move
+        if phase == THROW:
+            assert seat is not None
+            acts = [_act(seat, _PASS)]
+            cards = self.hands[seat] & self.table_ranks
+            while cards:
+                low = cards & -cards
+                acts.append(_act(seat, _THROW, low))
+                cards ^= low
+            return acts
+        if phase == DEFEND:
+            assert seat is not None
+            hand = self.hands[seat]
+            acts = [_act(seat, _TAKE)]
+            beaters = self.beaters
+            dfn = self.dfn
+            for i, a in enumerate(self.att):
+                if dfn[i] < 0:
+                    cover = hand & beaters[a]
+                    while cover:
+                        low = cover & -cover
+                        acts.append(_act(seat, _DEFEND, low, a))
+                        cover ^= low
+            if self._can_transfer():
+                same, room, show = self._transfer_options(seat)
+                for sub in _subsets(same, room):
+                    acts.append(_act(seat, _TRANSFER, sub))
+                if show:
+                    acts.append(_act(seat, _SHOW, show))
+            return acts
+        if phase == LEAD:
+            seat = self.attacker
+            hand = self.hands[seat]
+            acts = []
+            if self.rules.lead_multiple:
+                limit = self.limit
+                for r in range(13):
+                    same = hand & RANK_MASK[r]
+                    if same:
+                        for sub in _subsets(same, limit):
+                            acts.append(_act(seat, _ATTACK, sub))
+            else:
+                for r in range(13):
+                    same = hand & RANK_MASK[r]
+                    while same:
+                        low = same & -same
+                        acts.append(_act(seat, _ATTACK, low))
+                        same ^= low
+            return acts
+        return []
+
+    def _transfer_options(self, seat: int) -> tuple[int, int, int]:
+        """(cards of the attack rank in hand, room for transferred cards, the
+        trump that may be shown or 0) for a defender who may still transfer."""
+        hand = self.hands[seat]
+        rank = CARD_RANK[self.att[0]]
+        _, room = self._transfer_target()
+        show = 0
+        if self.rules.transfer_show_trump and room >= 0 and not self.shown >> seat & 1:
+            show = hand & (1 << (self.trump_suit * 13 + rank))
+        return hand & RANK_MASK[rank], room, show
+
+    def sample_action(self, u: float) -> Action:
+        """``legal_actions()[int(u * len(legal_actions()))]`` without building the list.
+
+        With ``u`` uniform in [0, 1) this is a uniformly random legal action; it
+        is what random playouts use.
+        """
+        phase = self.phase
+        seat = self.to_move
+        assert seat is not None, "the game is over"
+        if phase == THROW:
+            cards = self.hands[seat] & self.table_ranks
+            i = int(u * (cards.bit_count() + 1))
+            if i == 0:
+                return _act(seat, _PASS)
+            return _act(seat, _THROW, _nth_card(cards, i - 1))
+        hand = self.hands[seat]
+        if phase == DEFEND:
+            beaters = self.beaters
+            dfn = self.dfn
+            covers = []
+            total = 1
+            for i, a in enumerate(self.att):
+                if dfn[i] < 0:
+                    m = hand & beaters[a]
+                    if m:
+                        covers.append((a, m))
+                        total += m.bit_count()
+            same = room = show = 0
+            if self._can_transfer():
+                same, room, show = self._transfer_options(seat)
+                n_sub = SUBSET_COUNT[same.bit_count()][max(room, 0)]
+                total += n_sub + (1 if show else 0)
+            i = int(u * total)
+            if i == 0:
+                return _act(seat, _TAKE)
+            i -= 1
+            for a, m in covers:
+                k = m.bit_count()
+                if i < k:
+                    return _act(seat, _DEFEND, _nth_card(m, i), a)
+                i -= k
+            subs = _subsets(same, room)
+            if i < len(subs):
+                return _act(seat, _TRANSFER, subs[i])
+            return _act(seat, _SHOW, show)
+        # LEAD
+        limit = self.limit if self.rules.lead_multiple else 1
+        counts = []
+        total = 0
+        for r in range(13):
+            same = hand & RANK_MASK[r]
+            if same:
+                k = SUBSET_COUNT[same.bit_count()][limit]
+                counts.append((same, k))
+                total += k
+        i = int(u * total)
+        for same, k in counts:
+            if i < k:
+                if limit == 1:
+                    return _act(seat, _ATTACK, _nth_card(same, i))
+                return _act(seat, _ATTACK, _subsets(same, limit)[i])
+            i -= k
+        raise AssertionError("unreachable: the attacker holds no card")
+
+    # ------------------------------------------------------------- validation
+    def check(self, action: Action) -> str | None:
+        """Why ``action`` is illegal here, or None if it is legal."""
+        if self.phase == OVER:
+            return "the game is over"
+        seat, kind, cards, target = action
+        if not isinstance(seat, int) or not 0 <= seat < self.n:
+            return f"there is no seat {seat} at a {self.n}-player table"
+        if not self.active >> seat & 1:
+            return f"seat {seat} is out of the game"
+        if seat != self.to_move:
+            return f"it is seat {self.to_move}'s turn to {self._expected()}, not seat {seat}'s"
+        hand = self.hands[seat]
+        if cards & ~hand:
+            missing = " ".join(card_str(c) for c in cards_of(cards & ~hand))
+            return f"seat {seat} does not hold {missing}"
+        phase = self.phase
+        if phase == LEAD:
+            if kind != _ATTACK:
+                return f"seat {seat} must lead an attack now"
+            ranks = {CARD_RANK[c] for c in cards_of(cards)}
+            if not cards:
+                return "an attack needs at least one card"
+            if len(ranks) > 1:
+                return "cards led together must all have the same rank"
+            k = cards.bit_count()
+            if k > 1 and not self.rules.lead_multiple:
+                return "leading several cards at once is off at this table"
+            if k > self.limit:
+                return f"at most {self.limit} attack card(s) this round"
+            return None
+        if phase == THROW:
+            if kind == _PASS:
+                return None
+            if kind != _THROW:
+                return f"seat {seat} may throw in or pass now"
+            if cards.bit_count() != 1:
+                return "throw in exactly one card at a time"
+            if not cards & self.table_ranks:
+                return f"{card_str(cards_of(cards)[0])}: its rank is not on the table"
+            return None
+        # DEFEND
+        if kind == _TAKE:
+            return None
+        if kind == _DEFEND:
+            if cards.bit_count() != 1:
+                return "cover with exactly one card"
+            if target not in self.att:
+                return f"{card_str(target)} is not an attack card on the table"
+            if self.dfn[self.att.index(target)] >= 0:
+                return f"{card_str(target)} is already covered"
+            if not cards & self.beaters[target]:
+                return f"{card_str(cards_of(cards)[0])} does not beat {card_str(target)}"
+            return None
+        if kind in (_TRANSFER, _SHOW):
+            if self.rules.variant != "perevodnoy":
+                return "transfers are only allowed in perevodnoy"
+            if kind == _SHOW and not self.rules.transfer_show_trump:
+                return "transfer by showing a trump is off at this table"
+            if self.uncovered != len(self.att):
+                return "no transfer once a card has been covered this round"
+            rank = CARD_RANK[self.att[0]]
+            if not cards or cards & ~RANK_MASK[rank]:
+                return f"a transfer needs cards of the attack rank ({'23456789TJQKA'[rank]})"
+            nd, room = self._transfer_target()
+            if kind == _SHOW:
+                if cards.bit_count() != 1 or not cards & SUIT_MASK[self.trump_suit]:
+                    return "show exactly one trump of the attack rank"
+                if self.shown >> seat & 1:
+                    return f"seat {seat} has already shown a trump this round"
+                if room < 0:
+                    return f"seat {nd} holds too few cards to take over this attack"
+                return None
+            if cards.bit_count() > room:
+                return (
+                    f"seat {nd} holds too few cards: the table may hold at most "
+                    f"{len(self.att) + max(room, 0)} attack card(s) after a transfer"
+                )
+            return None
+        return f"seat {seat} must defend, take{self._transfer_hint()} now"
+
+    def _expected(self) -> str:
+        return ("lead an attack", "defend", "throw in or pass", "")[self.phase]
+
+    def _transfer_hint(self) -> str:
+        return " or transfer" if self.rules.variant == "perevodnoy" else ""
+
+    # -------------------------------------------------------------- applying
+    def apply(self, action: Action) -> None:
+        """Play ``action`` or raise :class:`IllegalAction` leaving the state unchanged."""
+        why = self.check(action)
+        if why is not None:
+            raise IllegalAction(why)
+        self.do(action)
+
+    def do(self, action: Action) -> None:
+        """Play a known-legal action (no validation: for search)."""
+        seat, kind, cards, target = action
+        self.history_len += 1
+        if kind == _PASS:
+            self.passed |= 1 << seat
+            self._after_cover_or_pass()
+            return
+        if kind == _TAKE:
+            self.taking = True
+            self._after_cover_or_pass()
+            return
+        if kind == _SHOW:
+            self.known[seat] |= cards
+            self.shown |= 1 << seat
+            self._transfer(seat)
+            return
+        self.hands[seat] &= ~cards
+        self.known[seat] &= ~cards
+        self.passed = 0
+        if kind == _DEFEND:
+            i = self.att.index(target)
+            c = cards.bit_length() - 1
+            self.dfn[i] = c
+            self.table_ranks |= RANK_MASK[CARD_RANK[c]]
+            self.uncovered -= 1
+            if not self.uncovered:
+                self._after_cover_or_pass()
+            return
+        self.last_play = cards
+        while cards:
+            low = cards & -cards
+            c = low.bit_length() - 1
+            self.att.append(c)
+            self.dfn.append(-1)
+            self.table_ranks |= RANK_MASK[CARD_RANK[c]]
+            cards ^= low
+            self.uncovered += 1
+        if kind == _THROW and self.taking:
+            self._after_cover_or_pass()
+            return
+        if kind == _TRANSFER:
+            self._transfer(seat)
+            return
+        self.phase = DEFEND
+        self.to_move = self.defender
+
+    def _transfer(self, seat: int) -> None:
+        """Rule 10: the attack passes on; the transferring player leads throw-ins."""
+        nd = self._next_opponent(seat)
+        self.attacker = seat
+        self.defender = nd
+        self.limit = min(self._cap(), self.hands[nd].bit_count())
+        self.order = self._throw_order()
+        self.phase = DEFEND
+        self.to_move = nd
+
+    # ------------------------------------------------------------ conveniences
+    @property
+    def game_over(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def deck_count(self) -> int:
+        return len(self.stock)
+
+    def hand_counts(self) -> list[int]:
+        return [h.bit_count() for h in self.hands]
+
+    def table_pairs(self) -> list[tuple[int, int]]:
+        """(attack card, covering card or -1) in the order they were played."""
+        return list(zip(self.att, self.dfn, strict=True))
+
+    def random_playout(self, rng: random.Random) -> Result:
+        """Play uniformly random legal actions to the end (benchmarks, tests)."""
+        rand = rng.random
+        while self.phase != OVER:
+            self.do(self.sample_action(rand()))
+        assert self.result is not None
+        return self.result
+
+    def to_json(self) -> dict[str, Any]:
+        """The omniscient state, as ``kozyr replay`` prints it."""
+        return {
+            "hands": [[card_str(c) for c in cards_of(h)] for h in self.hands],
+            "deck": len(self.stock),
+            "deck_cards": [card_str(c) for c in reversed(self.stock)],
+            "trump": card_str(self.trump),
+            "trump_holder": self.trump_holder,
+            "table": [
+                {"attack": card_str(a), "defense": card_str(d) if d >= 0 else None}
+                for a, d in zip(self.att, self.dfn, strict=True)
+            ],
+            "discard": self.discard.bit_count(),
+            "discarded": [card_str(c) for c in cards_of(self.discard)],
+            "attacker": self.attacker if self.phase != OVER else None,
+            "defender": self.defender if self.phase != OVER else None,
+            "round_attacker": self.starter if self.phase != OVER else None,
+            "to_move": self.to_move,
+            "phase": PHASE_NAMES[self.phase],
+            "limit": self.limit if self.phase != OVER else None,
+            "taking": self.taking,
+            "known": [[card_str(c) for c in cards_of(k)] for k in self.known],
+            "out": list(self.out),
+            "result": self.result.to_json() if self.result else None,
+        }

@@ -1,0 +1,207 @@
+"""A seat's view: its own hand plus what has become public, and nothing else.
+
+This is the observer of the OpenSpiel game/state/observer split.  Bots and
+clients only ever receive a :class:`View`; it is built from the omniscient
+state by copying public fields and the seat's own hand, so a card that was
+never shown to the seat cannot be in it.  Public knowledge is: hand sizes, the
+table, the deck count, the discards (every card seen going to the discard),
+the face-up trump and who drew it, trumps shown for a transfer, and for each
+player the cards known to be in their hand (cards they picked up, until they
+play them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .actions import Action
+from .cards import CARD_RANK, RANK_MASK, card_str, cards_of, deck_mask
+from .rules import Rules
+from .state import BEATERS, OVER, PHASE_NAMES, GameState, Result
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    seat: int
+    rules: Rules
+    hand: int
+    hand_counts: tuple[int, ...]
+    #: Cards publicly known to be in each seat's hand (for ``seat`` itself: the
+    #: cards of its own hand that the others know about).
+    known: tuple[int, ...]
+    table: tuple[tuple[int, int], ...]
+    deck_count: int
+    discard: int
+    trump: int
+    trump_holder: int | None
+    phase: int
+    attacker: int
+    defender: int
+    round_attacker: int
+    to_move: int | None
+    limit: int
+    taking: bool
+    passed: int
+    shown: int
+    out: tuple[int, ...]
+    result: Result | None
+    rounds: int
+    bitos: int
+    #: The cards of the last attack, throw or transfer (public; decides pogony).
+    last_play: int
+    legal: tuple[Action, ...]
+
+    @property
+    def trump_suit(self) -> int:
+        return self.trump // 13
+
+    @property
+    def my_turn(self) -> bool:
+        return self.to_move == self.seat
+
+    @property
+    def table_cards(self) -> int:
+        m = 0
+        for a, d in self.table:
+            m |= 1 << a
+            if d >= 0:
+                m |= 1 << d
+        return m
+
+    def unseen(self) -> int:
+        """Cards whose place this seat does not know: in other hands or in the deck
+        (the face-up trump, still at the bottom of the deck, is seen)."""
+        seen = self.hand | self.table_cards | self.discard | (1 << self.trump)
+        for k in self.known:
+            seen |= k
+        return deck_mask(self.rules.deck) & ~seen
+
+    def to_json(self) -> dict[str, Any]:
+        over = self.phase == OVER
+        return {
+            "seat": self.seat,
+            "hand": [card_str(c) for c in cards_of(self.hand)],
+            "hand_counts": list(self.hand_counts),
+            "known": [[card_str(c) for c in cards_of(k)] for k in self.known],
+            "deck": self.deck_count,
+            "trump": card_str(self.trump),
+            "trump_holder": self.trump_holder,
+            "table": [
+                {"attack": card_str(a), "defense": card_str(d) if d >= 0 else None}
+                for a, d in self.table
+            ],
+            "discard": self.discard.bit_count(),
+            "discarded": [card_str(c) for c in cards_of(self.discard)],
+            "attacker": None if over else self.attacker,
+            "defender": None if over else self.defender,
+            "round_attacker": None if over else self.round_attacker,
+            "to_move": self.to_move,
+            "phase": PHASE_NAMES[self.phase],
+            "limit": None if over else self.limit,
+            "taking": self.taking,
+            "out": list(self.out),
+            "result": self.result.to_json() if self.result else None,
+        }
+
+
+def view_of(state: GameState, seat: int) -> View:
+    """What ``seat`` may know about ``state``."""
+    if not 0 <= seat < state.n:
+        raise ValueError(f"there is no seat {seat} at a {state.n}-player table")
+    own_turn = state.to_move == seat
+    return View(
+        seat=seat,
+        rules=state.rules,
+        hand=state.hands[seat],
+        hand_counts=tuple(h.bit_count() for h in state.hands),
+        known=tuple(state.known),
+        table=tuple(zip(state.att, state.dfn, strict=True)),
+        deck_count=len(state.stock),
+        discard=state.discard,
+        trump=state.trump,
+        trump_holder=state.trump_holder,
+        phase=state.phase,
+        attacker=state.attacker,
+        defender=state.defender,
+        round_attacker=state.starter,
+        to_move=state.to_move,
+        limit=state.limit,
+        taking=state.taking,
+        passed=state.passed,
+        shown=state.shown,
+        out=tuple(state.out),
+        result=state.result,
+        rounds=state.rounds,
+        bitos=state.bitos,
+        last_play=state.last_play,
+        legal=tuple(state.legal_actions()) if own_turn else (),
+    )
+
+
+def state_from_view(view: View, hands: list[int] | tuple[int, ...], deck: list[int]) -> GameState:
+    """A full state that agrees with ``view``, given a guess of every hand and
+    of the deck (top to bottom; the face-up trump last).  This is how a bot
+    builds the sampled deals ("determinizations") it searches over; checking
+    that the guess fits the view keeps a bug from handing a bot impossible deals.
+    """
+    n = view.rules.players
+    if len(hands) != n:
+        raise ValueError(f"{len(hands)} hands for {n} seats")
+    if hands[view.seat] != view.hand:
+        raise ValueError("the guess changes the viewer's own hand")
+    for seat in range(n):
+        if hands[seat].bit_count() != view.hand_counts[seat]:
+            raise ValueError(f"seat {seat} must hold {view.hand_counts[seat]} cards")
+        if view.known[seat] & ~hands[seat]:
+            raise ValueError(f"seat {seat}'s publicly known cards are missing")
+    if len(deck) != view.deck_count or (deck and deck[-1] != view.trump):
+        raise ValueError("the deck guess does not fit the deck count and face-up trump")
+    everything = view.table_cards | view.discard
+    for h in hands:
+        if everything & h:
+            raise ValueError("a card is placed twice")
+        everything |= h
+    for c in deck:
+        if everything >> c & 1:
+            raise ValueError("a card is placed twice")
+        everything |= 1 << c
+    if everything != deck_mask(view.rules.deck):
+        raise ValueError("the guess does not account for every card")
+    s = GameState(view.rules)
+    s.hands = list(hands)
+    s.known = list(view.known)
+    s.stock = list(reversed(deck))
+    s.trump = view.trump
+    s.trump_suit = view.trump // 13
+    s.beaters = BEATERS[s.trump_suit]
+    s.trump_holder = view.trump_holder
+    s.discard = view.discard
+    s.att = [a for a, _ in view.table]
+    s.dfn = [d for _, d in view.table]
+    s.uncovered = sum(1 for d in s.dfn if d < 0)
+    ranks = 0
+    for c in s.att + s.dfn:
+        if c >= 0:
+            ranks |= RANK_MASK[CARD_RANK[c]]
+    s.table_ranks = ranks
+    s.phase = view.phase
+    s.to_move = view.to_move
+    s.attacker = view.attacker
+    s.defender = view.defender
+    s.starter = view.round_attacker
+    s.limit = view.limit
+    s.taking = view.taking
+    s.passed = view.passed
+    s.shown = view.shown
+    s.active = (1 << n) - 1
+    for seat in view.out:
+        s.active &= ~(1 << seat)
+    s.out = list(view.out)
+    s.result = view.result
+    s.rounds = view.rounds
+    s.bitos = view.bitos
+    s.last_play = view.last_play
+    if s.phase != OVER:
+        s.order = s._throw_order()
+    return s
