@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
 from kozyr import __version__
 
-from . import bench, replay
+#: Sub-command modules, in help order.  Each has ``add_parser(sub)``, which
+#: registers the command and sets ``run`` (args -> exit code) as its default.
+COMMANDS = ["replay", "bench"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -18,8 +21,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"kozyr {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    replay.add_parser(sub)
-    bench.add_parser(sub)
+    for name in COMMANDS:
+        importlib.import_module(f"kozyr.cli.{name}").add_parser(sub)
     return parser
 
 
