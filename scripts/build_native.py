@@ -71,7 +71,6 @@ def main() -> int:
     if not stale() and "--force" not in sys.argv:
         print("build-native: compiled engine is up to date")
         return 0
-    clean()
     print("build-native: compiling the engine with mypyc (about half a minute)")
     build()
     print("build-native: done")

@@ -608,6 +608,8 @@ class GameState:
             return f"seat {seat} is out of the game"
         if seat != self.to_move:
             return f"it is seat {self.to_move}'s turn to {self._expected()}, not seat {seat}'s"
+        if cards < 0 or cards >> NUM_CARDS:
+            return "the cards of an action must be a set of real cards"
         hand = self.hands[seat]
         if cards & ~hand:
             missing = " ".join(card_str(c) for c in cards_of(cards & ~hand))
@@ -643,8 +645,9 @@ class GameState:
         if kind == _DEFEND:
             if cards.bit_count() != 1:
                 return "cover with exactly one card"
-            if target not in self.att:
-                return f"{card_str(target)} is not an attack card on the table"
+            if not 0 <= target < NUM_CARDS or target not in self.att:
+                what = card_str(target) if 0 <= target < NUM_CARDS else "the target"
+                return f"{what} is not an attack card on the table"
             if self.dfn[self.att.index(target)] >= 0:
                 return f"{card_str(target)} is already covered"
             if not cards & self.beaters[target]:
