@@ -91,7 +91,7 @@ class Action(NamedTuple):
         if type(seat) is not int:
             raise ActionError("an action needs an integer 'seat'")
         name = data.get("type")
-        if name not in _KINDS:
+        if not isinstance(name, str) or name not in _KINDS:
             raise ActionError(f"unknown action type {name!r} (expected one of {list(_KINDS)})")
         kind = _KINDS[name]
         allowed = {"seat", "type"}

@@ -57,6 +57,8 @@ def parse_card(text: object) -> int:
     """Parse ``"TD"``, ``"10d"``, ``"6S"`` ... into a card number."""
     if not isinstance(text, str):
         raise CardError(f"a card must be a string like 'TD', not {text!r}")
+    if not text.isascii():
+        raise CardError(f"not a card: {text!r} (expected rank 2-9/T/J/Q/K/A and suit S/C/D/H)")
     s = text.strip().upper()
     if s.startswith("10"):
         s = "T" + s[2:]

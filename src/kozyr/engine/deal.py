@@ -129,6 +129,8 @@ class Deal:
             raise DealError(
                 f"the face-up trump {card_str(self.trump)} must be the last card of the deck"
             )
+        if self.deck and not all(self.hands):
+            raise DealError("while the deck is not empty every player must hold cards")
         if not (full >> self.trump & 1):
             raise DealError(f"trump {card_str(self.trump)} is not in the deck")
         for name, value in (

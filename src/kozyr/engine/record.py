@@ -44,7 +44,7 @@ class GameRecord:
         if unknown:
             raise RecordError(f"unknown record field(s): {', '.join(unknown)}")
         version = data.get("version", FORMAT_VERSION)
-        if version != FORMAT_VERSION:
+        if type(version) is not int or version != FORMAT_VERSION:
             raise RecordError(f"record version {version!r} is not supported (expected 1)")
         try:
             rules = Rules.from_dict(data.get("rules"))
@@ -167,8 +167,8 @@ def deal_from_json(rules: Rules, data: Any) -> Deal:
             if {"hands", "deck", "trump", "discard"} & set(data):
                 raise RecordError("deal: give either a seed or hands and deck, not both")
             seed = data["seed"]
-            if type(seed) is not int or seed < 0:
-                raise RecordError("deal: seed must be a non-negative integer")
+            if type(seed) is not int or not 0 <= seed < 2**64:
+                raise RecordError("deal: seed must be an integer from 0 to 2**64 - 1")
             deal = Deal.from_seed(rules, seed, first, previous)
         else:
             if "hands" not in data or not isinstance(data["hands"], list):

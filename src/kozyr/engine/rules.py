@@ -100,9 +100,14 @@ class Rules:
         if not isinstance(data, dict):
             raise RulesError(f"rules must be an object, not {type(data).__name__}")
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(map(str, set(data) - known))
         if unknown:
-            raise RulesError(f"unknown rule option(s): {', '.join(map(str, unknown))}")
+            raise RulesError(f"unknown rule option(s): {', '.join(unknown)}")
+        for name, value in data.items():
+            # Checked here too: the compiled dataclass would raise a bare TypeError.
+            allowed = _CHOICES[name]
+            if type(value) is not type(allowed[0]) or value not in allowed:
+                raise RulesError(f"rule {name!r} must be one of {list(allowed)}, not {value!r}")
         return cls(**data)
 
     @classmethod

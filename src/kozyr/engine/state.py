@@ -246,17 +246,14 @@ class GameState:
             return deal.first_attacker
         durak = deal.previous_durak
         if durak is not None and self.rules.first_attacker != "lowest_trump":
-            if self.rules.first_attacker == "after_durak":
-                seat = (durak + 1) % n
-                while not (self.active >> seat & 1 and self.hands[seat]):
-                    seat = (seat + 1) % n
-                return seat
+            # "after_durak": the first opponent clockwise after the durak attacks;
             # "durak_attacked": the nearest opponent on the durak's right attacks.
-            seat = (durak - 1) % n
+            step = 1 if self.rules.first_attacker == "after_durak" else -1
+            seat = durak
             for _ in range(n):
+                seat = (seat + step) % n
                 if self.team[seat] != self.team[durak] and self.hands[seat]:
                     return seat
-                seat = (seat - 1) % n
         trumps = SUIT_MASK[self.trump_suit]
         best: tuple[int, int, int] | None = None
         for seat in range(n):
