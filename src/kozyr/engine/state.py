@@ -68,6 +68,30 @@ SUBSET_COUNT: tuple[tuple[int, ...], ...] = tuple(
 )
 
 
+_KINDS: tuple[Kind, ...] = tuple(Kind)
+
+
+def _well_formed(action: object) -> tuple[int, Kind, int, int] | str:
+    """The action's fields with their proper types, or why it is malformed.
+
+    Actions built from JSON are always well formed; this guards the referee
+    against hand-built tuples (a bot's or a test's) with wrong field types.
+    """
+    if not isinstance(action, tuple) or len(action) != 4:
+        return "an action is (seat, kind, cards, target)"
+    seat, kind, cards, target = action
+    for name, value in (("seat", seat), ("kind", kind), ("cards", cards), ("target", target)):
+        if not isinstance(value, int) or isinstance(value, bool):
+            return f"the action's {name} must be an integer, not {value!r}"
+    if not 0 <= kind <= 6:
+        return f"unknown action kind {kind}"
+    if cards < 0 or cards >> NUM_CARDS:
+        return "the cards of an action must be a set of real cards"
+    if not -1 <= target < NUM_CARDS:
+        return "the target of an action must be a card"
+    return seat, _KINDS[kind], cards, target
+
+
 class IllegalAction(ValueError):
     """A move the rules do not allow here; the state is left unchanged."""
 
@@ -594,19 +618,27 @@ class GameState:
         raise AssertionError("unreachable: the attacker holds no card")
 
     # ------------------------------------------------------------- validation
-    def check(self, action: Action) -> str | None:
-        """Why ``action`` is illegal here, or None if it is legal."""
+    def check(self, action: object) -> str | None:
+        """Why ``action`` is illegal here, or None if it is legal.
+
+        Typed ``object`` on purpose: the referee judges whatever it is given
+        (a malformed tuple gets a message, never a crash)."""
+        shape = _well_formed(action)
+        if isinstance(shape, str):
+            return shape
         if self.phase == OVER:
             return "the game is over"
-        seat, kind, cards, target = action
-        if not isinstance(seat, int) or not 0 <= seat < self.n:
+        seat, kind, cards, target = shape
+        if not 0 <= seat < self.n:
             return f"there is no seat {seat} at a {self.n}-player table"
         if not self.active >> seat & 1:
             return f"seat {seat} is out of the game"
         if seat != self.to_move:
             return f"it is seat {self.to_move}'s turn to {self._expected()}, not seat {seat}'s"
-        if cards < 0 or cards >> NUM_CARDS:
-            return "the cards of an action must be a set of real cards"
+        if kind in (_TAKE, _PASS) and cards:
+            return f"'{kind.label}' plays no cards"
+        if kind != _DEFEND and target != -1:
+            return f"only 'defend' names a target, not '{kind.label}'"
         hand = self.hands[seat]
         if cards & ~hand:
             missing = " ".join(card_str(c) for c in cards_of(cards & ~hand))
@@ -684,12 +716,15 @@ class GameState:
         return " or transfer" if self.rules.variant == "perevodnoy" else ""
 
     # -------------------------------------------------------------- applying
-    def apply(self, action: Action) -> None:
+    def apply(self, action: object) -> None:
         """Play ``action`` or raise :class:`IllegalAction` leaving the state unchanged."""
         why = self.check(action)
         if why is not None:
             raise IllegalAction(why)
-        self.do(action)
+        shape = _well_formed(action)
+        assert not isinstance(shape, str)
+        seat, kind, cards, target = shape
+        self.do(Action(seat, kind, cards, target))
 
     def do(self, action: Action) -> None:
         """Play a known-legal action (no validation: for search)."""
