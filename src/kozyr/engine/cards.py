@@ -90,6 +90,8 @@ def mask_of(cards: Iterable[int]) -> int:
 
 def cards_of(mask: int) -> list[int]:
     """The cards in ``mask``, lowest number first."""
+    if mask < 0:
+        raise ValueError(f"a card set is a non-negative bit mask, not {mask}")
     out = []
     while mask:
         low = mask & -mask
@@ -99,6 +101,8 @@ def cards_of(mask: int) -> list[int]:
 
 
 def iter_cards(mask: int) -> Iterator[int]:
+    if mask < 0:
+        raise ValueError(f"a card set is a non-negative bit mask, not {mask}")
     while mask:
         low = mask & -mask
         yield low.bit_length() - 1

@@ -1,0 +1,654 @@
+"""Hypothesis strategies, play policies and an independent reference model of the
+rules, shared by the engine test modules.
+
+The reference model (``ref_initial``, ``ref_legal``, ``ref_step``) is written from
+the rules text (the issue and docs/rules.md), not from ``state.py``, in plain
+Python with no shared code: it recomputes every transition from a snapshot of the
+state before an action, so each step of a game is checked on its own and a
+mistake never snowballs.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from hypothesis import settings
+from hypothesis import strategies as st
+
+from kozyr.engine.actions import Action, Kind
+from kozyr.engine.cards import (
+    CARD_RANK,
+    CARD_SUIT,
+    RANK_MASK,
+    RANK_SIX,
+    SUIT_MASK,
+    cards_of,
+    deck_mask,
+)
+from kozyr.engine.deal import Deal
+from kozyr.engine.rules import Rules
+from kozyr.engine.state import GameState
+
+LEAD, DEFEND, THROW, OVER = 0, 1, 2, 3
+ATTACK, DEFEND_K, THROW_K = Kind.ATTACK, Kind.DEFEND, Kind.THROW
+TAKE, PASS, TRANSFER, SHOW = Kind.TAKE, Kind.PASS, Kind.TRANSFER, Kind.SHOW_TRUMP
+HAND = 6
+
+#: Team layouts and the table size each needs.
+TEAM_PLAYERS = {"2v2": 4, "3v3": 6, "2v2v2": 6}
+
+
+def examples(n: int) -> int:
+    """``n`` examples under the dev profile (100), scaled up for the ci profile."""
+    return max(1, n * settings.default.max_examples // 100)
+
+
+# --------------------------------------------------------------------- strategies
+@st.composite
+def rules_st(draw: st.DrawFn, variant: str | None = None) -> Rules:
+    """Any valid table: 2-6 players, a deck the deal fits in, every option."""
+    players = draw(st.integers(2, 6))
+    deck = draw(st.sampled_from([d for d in (24, 36, 52) if players * HAND <= d]))
+    var = variant or draw(st.sampled_from(["podkidnoy", "perevodnoy"]))
+    teams = draw(st.sampled_from(["none", *(t for t, p in TEAM_PLAYERS.items() if p == players)]))
+    return Rules(
+        players=players,
+        deck=deck,
+        variant=var,  # type: ignore[arg-type]
+        lead_multiple=draw(st.booleans()),
+        first_round_cap=draw(st.sampled_from(["off", "first_round", "until_first_bito"])),
+        throw_in=draw(st.sampled_from(["all", "neighbours"])),
+        transfer_show_trump=var == "perevodnoy" and draw(st.booleans()),
+        teams=teams,
+        first_attacker=draw(st.sampled_from(["lowest_trump", "durak_attacked", "after_durak"])),
+        pogony=draw(st.booleans()),
+    )
+
+
+seeds = st.integers(0, 2**64 - 1)
+
+
+@st.composite
+def explicit_deal_st(draw: st.DrawFn, rules: Rules) -> Deal:
+    """Any position a game may start from: hands of any size (none empty while
+    the deck lasts), a deck of any length, cards already discarded, an empty
+    deck with some players already out, a named first attacker or previous durak."""
+    n = rules.players
+    cards = draw(st.permutations(cards_of(deck_mask(rules.deck))))
+    size = len(cards)
+    stock = draw(st.integers(0, size - n))
+    discard = draw(st.integers(0, size - n - stock))
+    rest = cards[stock + discard :]
+    hands = [0] * n
+    if stock:
+        for seat in range(n):  # while the deck lasts every player holds cards
+            hands[seat] |= 1 << rest[seat]
+        rest = rest[n:]
+    owners = draw(st.lists(st.integers(0, n - 1), min_size=len(rest), max_size=len(rest)))
+    for c, seat in zip(rest, owners, strict=True):
+        hands[seat] |= 1 << c
+    deck = tuple(cards[:stock])
+    trump = deck[-1] if deck else draw(st.sampled_from(cards))
+    holders = [seat for seat in range(n) if hands[seat]]
+    first = None
+    previous = None
+    if holders and draw(st.booleans()):
+        if draw(st.booleans()):
+            first = draw(st.sampled_from(holders))
+        else:
+            previous = draw(st.integers(0, n - 1))
+    discard_mask = 0
+    for c in cards[stock : stock + discard]:
+        discard_mask |= 1 << c
+    return Deal(tuple(hands), deck, trump, discard_mask, first, previous)
+
+
+@st.composite
+def game_st(draw: st.DrawFn, explicit: float = 0.3) -> tuple[Rules, Deal]:
+    """A table and a deal: mostly seeded deals, sometimes any explicit position."""
+    rules = draw(rules_st())
+    if draw(st.integers(0, 99)) < explicit * 100:
+        return rules, draw(explicit_deal_st(rules))
+    return rules, Deal.from_seed(rules, draw(seeds))
+
+
+STYLES = ("uniform", "sample", "taker", "fighter", "transferrer")
+styles = st.sampled_from(STYLES)
+
+
+class Policy:
+    """A seeded random player.  ``uniform`` picks uniformly from legal_actions,
+    ``sample`` goes through sample_action, the others bias the choice by kind so
+    that long pick-up rounds, full tables and transfer chains all get played."""
+
+    WEIGHTS: ClassVar[dict[str, dict[int, float]]] = {
+        "taker": {TAKE: 6.0, PASS: 0.3},
+        "fighter": {TAKE: 0.05, PASS: 0.2, DEFEND_K: 3.0, THROW_K: 3.0, TRANSFER: 3.0},
+        "transferrer": {TRANSFER: 20.0, SHOW: 20.0, TAKE: 0.3},
+    }
+
+    def __init__(self, seed: int, style: str = "uniform") -> None:
+        self.rng = random.Random(seed)
+        self.style = style
+
+    def choose(self, state: GameState, legal: list[Action]) -> Action:
+        if self.style == "sample":
+            return state.sample_action(self.rng.random())
+        if self.style == "uniform":
+            return self.rng.choice(legal)
+        w = self.WEIGHTS[self.style]
+        weights = [w.get(a.kind, 1.0) * (1 + a.cards.bit_count()) for a in legal]
+        return self.rng.choices(legal, weights)[0]
+
+
+# ------------------------------------------------------------------- card helpers
+def popcount(m: int) -> int:
+    return m.bit_count()
+
+
+def submasks(m: int) -> Iterator[int]:
+    """Every non-empty subset of ``m``."""
+    sub = m
+    while sub:
+        yield sub
+        sub = (sub - 1) & m
+
+
+def table_mask(att: list[int], dfn: list[int]) -> int:
+    m = 0
+    for c in att + dfn:
+        if c >= 0:
+            m |= 1 << c
+    return m
+
+
+def ranks_of(mask: int) -> set[int]:
+    return {CARD_RANK[c] for c in cards_of(mask)}
+
+
+def beats(cover: int, attack: int, trump_suit: int) -> bool:
+    """The rules of covering: higher of the same suit, or a trump on a non-trump."""
+    if CARD_SUIT[cover] == CARD_SUIT[attack]:
+        return CARD_RANK[cover] > CARD_RANK[attack]
+    return CARD_SUIT[cover] == trump_suit
+
+
+def team_of(rules: Rules, seat: int) -> int:
+    tc = rules.team_count
+    return seat % tc if tc else seat
+
+
+# ---------------------------------------------------------------- the snapshot
+@dataclass
+class Snap:
+    """Everything about a state the rules talk about, as plain Python values."""
+
+    hands: list[int]
+    known: list[int]
+    stock: list[int]
+    trump: int
+    trump_holder: int | None
+    discard: int
+    att: list[int]
+    dfn: list[int]
+    phase: int
+    to_move: int | None
+    attacker: int
+    defender: int
+    starter: int
+    limit: int
+    taking: bool
+    passed: int
+    shown: int
+    out: list[int]
+    rounds: int
+    bitos: int
+    last_play: int
+    result: tuple[int | None, tuple[int, ...], bool] | None
+    #: Model only: (the last round's defender, whether the last play was all sixes).
+    pogony_hint: tuple[int | None, bool] = (None, False)
+
+    @property
+    def trump_suit(self) -> int:
+        return CARD_SUIT[self.trump]
+
+
+def snap(s: GameState) -> Snap:
+    r = s.result
+    return Snap(
+        hands=list(s.hands),
+        known=list(s.known),
+        stock=list(s.stock),
+        trump=s.trump,
+        trump_holder=s.trump_holder,
+        discard=s.discard,
+        att=list(s.att),
+        dfn=list(s.dfn),
+        phase=s.phase,
+        to_move=s.to_move,
+        attacker=s.attacker,
+        defender=s.defender,
+        starter=s.starter,
+        limit=s.limit,
+        taking=s.taking,
+        passed=s.passed,
+        shown=s.shown,
+        out=list(s.out),
+        rounds=s.rounds,
+        bitos=s.bitos,
+        last_play=s.last_play,
+        result=None if r is None else (r.durak, tuple(r.team), r.pogony),
+    )
+
+
+def full_snapshot(s: GameState) -> dict[str, Any]:
+    """Every readable attribute plus to_json: to prove a state did not change."""
+    out: dict[str, Any] = {"json": s.to_json()}
+    for name in [
+        "hands",
+        "known",
+        "stock",
+        "trump",
+        "trump_suit",
+        "trump_holder",
+        "discard",
+        "att",
+        "dfn",
+        "uncovered",
+        "table_ranks",
+        "phase",
+        "to_move",
+        "attacker",
+        "defender",
+        "starter",
+        "limit",
+        "taking",
+        "passed",
+        "shown",
+        "order",
+        "active",
+        "out",
+        "result",
+        "rounds",
+        "bitos",
+        "last_play",
+        "history_len",
+    ]:
+        v = getattr(s, name)
+        out[name] = list(v) if isinstance(v, list) else v
+    return out
+
+
+# ------------------------------------------------------------ the reference model
+def next_active(rules: Rules, seat: int, out: list[int]) -> int:
+    n = rules.players
+    s = seat
+    for _ in range(n):
+        s = (s + 1) % n
+        if s not in out:
+            return s
+    return seat
+
+
+def prev_active(rules: Rules, seat: int, out: list[int]) -> int:
+    n = rules.players
+    s = seat
+    for _ in range(n):
+        s = (s - 1) % n
+        if s not in out:
+            return s
+    return seat
+
+
+def next_opponent(rules: Rules, seat: int, out: list[int]) -> int:
+    """The left neighbour still in the game, skipping teammates."""
+    n = rules.players
+    s = seat
+    for _ in range(n):
+        s = (s + 1) % n
+        if s not in out and team_of(rules, s) != team_of(rules, seat):
+            return s
+    raise AssertionError(f"seat {seat} has no opponent left")
+
+
+def cap(rules: Rules, rounds: int, bitos: int) -> int:
+    if rules.first_round_cap == "first_round" and rounds == 0:
+        return 5
+    if rules.first_round_cap == "until_first_bito" and bitos == 0:
+        return 5
+    return 6
+
+
+def throw_order(rules: Rules, attacker: int, defender: int, out: list[int]) -> list[int]:
+    """Main attacker first, then clockwise from the defender's left; never the
+    defender, a teammate of the defender or a player who is out."""
+    n = rules.players
+    order = [attacker]
+    for k in range(1, n):
+        s = (defender + k) % n
+        if s in (attacker, defender) or s in out:
+            continue
+        if team_of(rules, s) == team_of(rules, defender):
+            continue
+        order.append(s)
+    if rules.throw_in == "neighbours":
+        near = {attacker, next_active(rules, defender, out), prev_active(rules, defender, out)}
+        order = [s for s in order if s in near]
+    return order
+
+
+def ref_legal(rules: Rules, sn: Snap) -> set[Action]:
+    """Every legal action, straight from the rules text."""
+    if sn.phase == OVER:
+        return set()
+    seat = sn.to_move
+    assert seat is not None
+    hand = sn.hands[seat]
+    acts: set[Action] = set()
+    if sn.phase == LEAD:
+        assert seat == sn.attacker
+        for r in range(13):
+            for sub in submasks(hand & RANK_MASK[r]):
+                k = popcount(sub)
+                if k <= sn.limit and (k == 1 or rules.lead_multiple):
+                    acts.add(Action(seat, ATTACK, sub))
+        return acts
+    table = table_mask(sn.att, sn.dfn)
+    if sn.phase == THROW:
+        acts.add(Action(seat, PASS))
+        ranks = ranks_of(table)
+        for c in cards_of(hand):
+            if CARD_RANK[c] in ranks:
+                acts.add(Action(seat, THROW_K, 1 << c))
+        return acts
+    assert sn.phase == DEFEND and seat == sn.defender
+    acts.add(Action(seat, TAKE))
+    for a, d in zip(sn.att, sn.dfn, strict=True):
+        if d < 0:
+            for c in cards_of(hand):
+                if beats(c, a, sn.trump_suit):
+                    acts.add(Action(seat, DEFEND_K, 1 << c, a))
+    if rules.transfers and not sn.taking and all(d < 0 for d in sn.dfn):
+        rank = CARD_RANK[sn.att[0]]
+        assert ranks_of(table) == {rank}
+        nd = next_opponent(rules, seat, sn.out)
+        room = min(cap(rules, sn.rounds, sn.bitos), popcount(sn.hands[nd])) - len(sn.att)
+        for sub in submasks(hand & RANK_MASK[rank]):
+            if popcount(sub) <= room:
+                acts.add(Action(seat, TRANSFER, sub))
+        trump = 1 << (sn.trump_suit * 13 + rank)
+        if rules.transfer_show_trump and hand & trump and not sn.shown >> seat & 1 and room >= 0:
+            acts.add(Action(seat, SHOW, trump))
+    return acts
+
+
+def _start_round(rules: Rules, sn: Snap, attacker: int) -> None:
+    sn.attacker = sn.starter = attacker
+    sn.defender = next_opponent(rules, attacker, sn.out)
+    sn.limit = min(cap(rules, sn.rounds, sn.bitos), popcount(sn.hands[sn.defender]))
+    sn.taking = False
+    sn.passed = sn.shown = sn.last_play = 0
+    sn.phase = LEAD
+    sn.to_move = attacker
+
+
+def _game_over(rules: Rules, sn: Snap, last_defender: int | None) -> bool:
+    active = [s for s in range(rules.players) if s not in sn.out]
+    teams = {team_of(rules, s) for s in active}
+    if len(teams) > 1:
+        return False
+    sn.phase = OVER
+    sn.to_move = None
+    if not active:
+        sn.result = (None, (), False)
+        return True
+    # In team games the team's seat holding the most cards (ties: the lowest seat).
+    durak = max(active, key=lambda s: (popcount(sn.hands[s]), -s))
+    team = tuple(s for s in range(rules.players) if team_of(rules, s) == team_of(rules, durak))
+    sixes = sn.last_play != 0 and sn.last_play & ~RANK_MASK[RANK_SIX] == 0
+    sn.result = (durak, team if rules.team_count else (), False)
+    # pogony is decided once the durak is known (see compare()).
+    sn.pogony_hint = (last_defender, sixes)
+    return True
+
+
+def _end_round(rules: Rules, sn: Snap) -> None:
+    n = rules.players
+    d = sn.defender
+    table = table_mask(sn.att, sn.dfn)
+    took = sn.taking
+    if took:
+        sn.hands[d] |= table
+        sn.known[d] |= table
+    else:
+        sn.discard |= table
+        sn.bitos += 1
+    sn.att, sn.dfn = [], []
+    sn.rounds += 1
+    order = [s for s in ((sn.starter + k) % n for k in range(n)) if s != d and s not in sn.out] + [
+        d
+    ]
+    for s in order:
+        while popcount(sn.hands[s]) < HAND and sn.stock:
+            c = sn.stock.pop()
+            sn.hands[s] |= 1 << c
+            if not sn.stock:
+                sn.trump_holder = s
+                sn.known[s] |= 1 << c
+    if not sn.stock:
+        for s in order:
+            if not sn.hands[s]:
+                sn.out.append(s)
+    if _game_over(rules, sn, d):
+        return
+    if not took and d not in sn.out:
+        _start_round(rules, sn, d)
+    else:
+        _start_round(rules, sn, next_active(rules, d, sn.out))
+
+
+def _after_cover_or_pass(rules: Rules, sn: Snap) -> None:
+    if len(sn.att) < sn.limit:
+        ranks = ranks_of(table_mask(sn.att, sn.dfn))
+        for s in throw_order(rules, sn.attacker, sn.defender, sn.out):
+            if sn.passed >> s & 1:
+                continue
+            if any(CARD_RANK[c] in ranks for c in cards_of(sn.hands[s])):
+                sn.phase = THROW
+                sn.to_move = s
+                return
+    _end_round(rules, sn)
+
+
+def ref_step(rules: Rules, before: Snap, action: Action) -> Snap:
+    """The state after a legal ``action``, by the rules."""
+    sn = replace(
+        before,
+        hands=list(before.hands),
+        known=list(before.known),
+        stock=list(before.stock),
+        att=list(before.att),
+        dfn=list(before.dfn),
+        out=list(before.out),
+    )
+    seat, kind, cards, target = action
+    if kind == PASS:
+        sn.passed |= 1 << seat
+        _after_cover_or_pass(rules, sn)
+        return sn
+    if kind == TAKE:
+        sn.taking = True
+        _after_cover_or_pass(rules, sn)
+        return sn
+    if kind == SHOW:
+        sn.known[seat] |= cards
+        sn.shown |= 1 << seat
+    else:
+        sn.hands[seat] &= ~cards
+        sn.known[seat] &= ~cards
+        sn.passed = 0
+    if kind == DEFEND_K:
+        sn.dfn[sn.att.index(target)] = cards.bit_length() - 1
+        if all(d >= 0 for d in sn.dfn):
+            _after_cover_or_pass(rules, sn)
+        return sn
+    if kind != SHOW:
+        sn.last_play = cards
+        for c in cards_of(cards):
+            sn.att.append(c)
+            sn.dfn.append(-1)
+    if kind in (TRANSFER, SHOW):
+        nd = next_opponent(rules, seat, sn.out)
+        sn.attacker, sn.defender = seat, nd
+        sn.limit = min(cap(rules, sn.rounds, sn.bitos), popcount(sn.hands[nd]))
+        sn.phase, sn.to_move = DEFEND, nd
+        return sn
+    if kind == THROW_K and sn.taking:
+        _after_cover_or_pass(rules, sn)
+        return sn
+    sn.phase, sn.to_move = DEFEND, sn.defender
+    return sn
+
+
+def lowest_trump_seat(deal: Deal) -> int | None:
+    trumps = SUIT_MASK[deal.trump_suit]
+    best: tuple[int, int] | None = None
+    for seat, h in enumerate(deal.hands):
+        for c in cards_of(h & trumps):
+            if best is None or CARD_RANK[c] < best[0]:
+                best = (CARD_RANK[c], seat)
+    return None if best is None else best[1]
+
+
+def ref_first_attacker(rules: Rules, deal: Deal) -> int:
+    """Rule 2 and the series option.  Without any trump in hand, the lowest card
+    leads (rank first, then suit S < C < D < H), as docs/rules.md says."""
+    n = rules.players
+    if deal.first_attacker is not None:
+        return deal.first_attacker
+    durak = deal.previous_durak
+    if durak is not None and rules.first_attacker != "lowest_trump":
+        # after_durak: the first opponent of the durak clockwise after it holding
+        # cards; durak_attacked: the nearest such opponent counter-clockwise.
+        step = 1 if rules.first_attacker == "after_durak" else -1
+        for k in range(1, n + 1):
+            s = (durak + step * k) % n
+            if team_of(rules, s) != team_of(rules, durak) and deal.hands[s]:
+                return s
+    seat = lowest_trump_seat(deal)
+    if seat is not None:
+        return seat
+    return min((CARD_RANK[c], CARD_SUIT[c], s) for s in range(n) for c in cards_of(deal.hands[s]))[
+        2
+    ]
+
+
+def ref_initial(rules: Rules, deal: Deal) -> Snap:
+    """The state right after a deal."""
+    n = rules.players
+    sn = Snap(
+        hands=list(deal.hands),
+        known=[0] * n,
+        stock=list(reversed(deal.deck)),
+        trump=deal.trump,
+        trump_holder=None,
+        discard=deal.discard,
+        att=[],
+        dfn=[],
+        phase=LEAD,
+        to_move=None,
+        attacker=0,
+        defender=0,
+        starter=0,
+        limit=0,
+        taking=False,
+        passed=0,
+        shown=0,
+        out=[],
+        rounds=0,
+        bitos=0,
+        last_play=0,
+        result=None,
+    )
+    if not deal.deck:
+        for seat, h in enumerate(deal.hands):
+            if h >> deal.trump & 1:
+                sn.trump_holder = seat
+                sn.known[seat] |= 1 << deal.trump
+        sn.out = [s for s in range(n) if not deal.hands[s]]
+        if _game_over(rules, sn, None):
+            return sn
+    _start_round(rules, sn, ref_first_attacker(rules, deal))
+    return sn
+
+
+def compare(rules: Rules, expected: Snap, actual: Snap, context: str) -> None:
+    """Assert that the engine's state matches the reference model."""
+    over = expected.phase == OVER
+    assert actual.phase == expected.phase, context
+    for name in ("hands", "stock", "discard", "att", "dfn", "rounds", "bitos"):
+        assert getattr(actual, name) == getattr(expected, name), f"{name}: {context}"
+    assert actual.known == expected.known, f"known: {context}"
+    assert actual.trump_holder == expected.trump_holder, f"trump_holder: {context}"
+    # Players who leave in the same round are listed in refill order.
+    assert actual.out == expected.out, f"out: {context}"
+    assert len(set(actual.out)) == len(actual.out), f"out has repeats: {context}"
+    if not over:
+        for name in [
+            "to_move",
+            "attacker",
+            "defender",
+            "starter",
+            "limit",
+            "taking",
+            "passed",
+            "shown",
+            "last_play",
+        ]:
+            assert getattr(actual, name) == getattr(expected, name), f"{name}: {context}"
+        assert actual.result is None, context
+        return
+    assert actual.to_move is None, context
+    assert actual.result is not None and expected.result is not None, context
+    durak, team, pogony = actual.result
+    exp_durak, exp_team, _ = expected.result
+    if exp_durak is None:
+        assert durak is None and team == () and not pogony, f"draw expected: {context}"
+        return
+    assert durak is not None, f"a durak was expected: {context}"
+    assert durak not in actual.out and actual.hands[durak], f"durak holds cards: {context}"
+    assert team == exp_team, f"team: {context}"
+    assert durak == exp_durak, f"durak: {context}"
+    last_defender, sixes = expected.pogony_hint
+    assert pogony == (rules.pogony and durak == last_defender and sixes), f"pogony: {context}"
+
+
+# --------------------------------------------------------------------- game loops
+def play(
+    rules: Rules,
+    seed: int,
+    policy: Policy,
+    max_actions: int = 3000,
+    deal: Deal | None = None,
+    on_step: Callable[[GameState, Action, GameState], None] | None = None,
+) -> tuple[GameState, list[Action]]:
+    """Play from a seeded (or given) deal; ``on_step(before, action, after)``
+    is called after each action with a copy of the state before it."""
+    state = GameState.new(rules, deal or Deal.from_seed(rules, seed))
+    actions: list[Action] = []
+    while not state.game_over and len(actions) < max_actions:
+        legal = state.legal_actions()
+        action = policy.choose(state, legal)
+        before = state.copy() if on_step else state
+        state.apply(action)
+        actions.append(action)
+        if on_step:
+            on_step(before, action, state)
+    return state, actions
+
+
+def all_cards(rules: Rules) -> int:
+    return deck_mask(rules.deck)
