@@ -1,4 +1,7 @@
-"""``kozyr bench engine``: throughput of the rules engine on one core."""
+"""``kozyr bench engine``: throughput of the rules engine on one core.
+
+``kozyr bench bots``: decision time of each bot level (see kozyr.bots.bench).
+"""
 
 from __future__ import annotations
 
@@ -12,15 +15,25 @@ from kozyr.engine import native
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
+from kozyr.server import bench as server_bench
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("bench", help="benchmarks (engine)", description="Print benchmark figures.")
-    p.add_argument("target", choices=["engine"], help="what to measure")
-    p.add_argument("--seconds", type=float, default=3.0, help="time per measurement (default 3)")
+    p = sub.add_parser(
+        "bench", help="benchmarks (engine, bots)", description="Print benchmark figures."
+    )
+    p.add_argument("target", choices=["engine", "bots", "server"], help="what to measure")
+    p.add_argument(
+        "--seconds",
+        type=float,
+        default=3.0,
+        help="time per measurement; for bots, thinking time per level (default 3)",
+    )
+    p.add_argument("--levels", default="1-10", help="bots: levels to time, e.g. 1-10 or 5,10")
     p.add_argument("--variant", default="podkidnoy", choices=["podkidnoy", "perevodnoy"])
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    server_bench.add_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -67,7 +80,27 @@ def legal_rate(rules: Rules, seconds: float, seed: int) -> dict[str, float]:
     return {"generations_per_s": calls / elapsed, "moves_per_generation": moves / calls}
 
 
+def run_bots(args: argparse.Namespace) -> int:
+    from kozyr.bots.bench import parse_levels, print_table, run_bench
+
+    try:
+        levels = parse_levels(args.levels)
+    except ValueError as exc:
+        print(f"kozyr bench bots: {exc}")
+        return 2
+    rows = run_bench(levels, args.seconds, args.seed)
+    if args.json:
+        print(json.dumps([r.to_json() for r in rows], indent=2))
+    else:
+        print_table(rows)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.target == "bots":
+        return run_bots(args)
+    if args.target == "server":
+        return server_bench.run(args)
     figures: dict[str, Any] = {"compiled": native.COMPILED, "variant": args.variant}
     for players in (2, 4):
         rules = Rules(players=players, deck=36, variant=args.variant)

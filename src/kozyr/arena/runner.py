@@ -1,0 +1,214 @@
+"""Running a schedule, in this process or in parallel worker processes.
+
+Games are handed out in chunks of whole duplicate-deal blocks.  Every game's
+seeds come from the schedule, and results are sorted by (pairing, deal,
+rotation) before anything is counted, so the output does not depend on the
+number of workers or on the order in which chunks finish.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+import signal
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kozyr.engine.deal import Deal
+from kozyr.engine.rules import Rules
+
+from . import spec as specs_mod
+from .match import play_game
+from .schedule import GameSlot, Pairing, derive
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """The outcome of one scheduled game (small, so it travels between processes)."""
+
+    pairing: int
+    deal: int
+    rotation: int
+    deal_seed: int
+    game_seed: int
+    seats: tuple[int, ...]
+    #: The losing entrant (the durak, or the durak's team), None for a draw.
+    loser: int | None
+    durak_seat: int | None
+    actions: int
+    rounds: int
+    pogony: bool
+
+
+@dataclass(frozen=True)
+class Job:
+    """A chunk of games for one worker.  Rules travel as a dict (picklable)."""
+
+    rules: dict[str, Any]
+    #: For each pairing (by index): the spec and label of each entrant.
+    lineups: tuple[tuple[tuple[str, str], ...], ...]
+    slots: tuple[GameSlot, ...]
+    save_dir: str | None
+    arena_seed: int
+
+
+def record_name(slot: GameSlot) -> str:
+    """File name of a saved game."""
+    return f"p{slot.pairing:03d}-d{slot.deal:05d}-r{slot.rotation}.json"
+
+
+def play_slot(
+    rules: Rules,
+    lineup: Sequence[tuple[str, str]],
+    slot: GameSlot,
+    save_dir: str | None = None,
+    arena_seed: int | None = None,
+) -> GameResult:
+    """Play one scheduled game; save its record under ``save_dir`` if given."""
+    n = rules.players
+    bots = [specs_mod.make(lineup[slot.seats[s]][0], derive(slot.game_seed, s)) for s in range(n)]
+    labels = [lineup[slot.seats[s]][1] for s in range(n)]
+    meta: dict[str, Any] | None = None
+    if save_dir is not None:
+        meta = {
+            "arena": {
+                "seed": arena_seed,
+                "pairing": slot.pairing,
+                "deal": slot.deal,
+                "rotation": slot.rotation,
+                "game_seed": slot.game_seed,
+                "bots": labels,
+                "specs": [lineup[slot.seats[s]][0] for s in range(n)],
+            }
+        }
+    played = play_game(
+        rules,
+        Deal.from_seed(rules, slot.deal_seed),
+        bots,
+        labels,
+        record=save_dir is not None,
+        meta=meta,
+    )
+    result = played.result
+    if save_dir is not None and played.record is not None:
+        path = Path(save_dir) / record_name(slot)
+        path.write_text(played.record.dumps(result.to_json()) + "\n", encoding="utf-8")
+    durak = result.durak
+    return GameResult(
+        pairing=slot.pairing,
+        deal=slot.deal,
+        rotation=slot.rotation,
+        deal_seed=slot.deal_seed,
+        game_seed=slot.game_seed,
+        seats=slot.seats,
+        loser=None if durak is None else slot.seats[durak],
+        durak_seat=durak,
+        actions=played.state.history_len,
+        rounds=played.state.rounds,
+        pogony=result.pogony,
+    )
+
+
+def run_job(job: Job) -> list[GameResult]:
+    """Play a chunk (the worker entry point)."""
+    rules = Rules.from_dict(job.rules)
+    return [
+        play_slot(rules, job.lineups[slot.pairing], slot, job.save_dir, job.arena_seed)
+        for slot in job.slots
+    ]
+
+
+def chunk_blocks(blocks: Sequence[Sequence[GameSlot]], workers: int) -> list[list[GameSlot]]:
+    """Group whole blocks into chunks: about 16 per worker, at most 50 blocks each,
+    so the progress bar moves and a slow chunk does not hold back the end."""
+    if not blocks:
+        return []
+    size = max(1, min(50, math.ceil(len(blocks) / (workers * 16))))
+    return [
+        [slot for block in blocks[i : i + size] for slot in block]
+        for i in range(0, len(blocks), size)
+    ]
+
+
+def _worker_init() -> None:
+    """Workers leave Ctrl-C to the main process, which stops them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    """Shut ``pool`` down, killing the workers rather than waiting for them."""
+    stop = getattr(pool, "terminate_workers", None)  # Python 3.14+
+    if callable(stop):
+        stop()
+        return
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(timeout=5)
+
+
+def run(
+    rules: Rules,
+    pairings: Sequence[Pairing],
+    blocks: Sequence[Sequence[GameSlot]],
+    workers: int = 1,
+    save_dir: str | Path | None = None,
+    arena_seed: int | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> list[GameResult]:
+    """Play every block; ``on_progress(games)`` is called as chunks finish.
+
+    ``workers`` > 1 plays chunks in that many worker processes.  Results are
+    returned sorted by (pairing, deal, rotation).
+    """
+    if workers < 1:
+        raise specs_mod.ArenaError("--workers must be at least 1")
+    if save_dir is not None:
+        Path(save_dir).mkdir(parents=True, exist_ok=True)
+    lineups = tuple(tuple((e.spec, e.label) for e in p.entrants) for p in pairings)
+    jobs = [
+        Job(
+            rules.to_dict(),
+            lineups,
+            tuple(chunk),
+            None if save_dir is None else str(save_dir),
+            0 if arena_seed is None else arena_seed,
+        )
+        for chunk in chunk_blocks(blocks, workers)
+    ]
+    results: list[GameResult] = []
+    if workers == 1 or len(jobs) <= 1:
+        for job in jobs:
+            out = run_job(job)
+            results.extend(out)
+            if on_progress:
+                on_progress(len(out))
+    else:
+        # "spawn": workers start clean, never a fork of a process with threads
+        # (the progress bar runs one).
+        context = multiprocessing.get_context("spawn")
+        pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=context, initializer=_worker_init
+        )
+        try:
+            pending: set[Future[list[GameResult]]] = {pool.submit(run_job, j) for j in jobs}
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    out = fut.result()
+                    results.extend(out)
+                    if on_progress:
+                        on_progress(len(out))
+        except BaseException:
+            # A bot error or Ctrl-C: stop now, not after the chunks in progress.
+            _terminate(pool)
+            raise
+        pool.shutdown(wait=True)
+    results.sort(key=lambda g: (g.pairing, g.deal, g.rotation))
+    return results

@@ -1,0 +1,82 @@
+"""The ten levels: what each one is, in one table.
+
+=====  ===========================================================  =========
+level  player                                                       budget
+=====  ===========================================================  =========
+1      heuristic, trump-blind, takes at random, 30 % random moves   —
+2      heuristic, knows trumps, no take-early, 15 % random moves    —
+3      heuristic, no card counting, 5 % random moves                —
+4      the full heuristic (take early, count cards, press)          —
+5–10   sampling search with level-4 rollouts + exact endgame        1k–60k
+=====  ===========================================================  =========
+
+Search budgets are counted in simulated engine actions and solver positions
+(reproducible from the seed); ``time_cap`` is the wall-clock safety net.  On
+one core of the reference machine level 10 needs about 0.5 s of CPU per real
+decision (2-6 players alike, since the budget counts actions, not games) and
+level 5 about 0.01 s; ``kozyr bench bots`` measures them.
+
+Why the budgets grow geometrically: strength saturates.  Measured on
+duplicate deals (2 players, 36 cards), 300-1,000 steps already beat level 4
+about 0.6-0.8 of the time, 10,000 steps 0.94, while 60,000 steps scored only
+0.54 against 10,000.  Small budgets at levels 5-7 keep each step of the
+ladder a real but modest gain, which is what the auto level needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .base import Bot
+from .heuristic import HeuristicBot
+from .heuristics import SOLID, Style
+from .search import SearchBot, SearchConfig
+
+MIN_LEVEL = 1
+MAX_LEVEL = 10
+
+
+@dataclass(frozen=True)
+class LevelSpec:
+    """One level: a heuristic player (``search`` is None) or a search budget."""
+
+    level: int
+    style: Style = SOLID
+    #: Chance of a uniformly random legal move (heuristic levels).
+    mistake: float = 0.0
+    search: SearchConfig | None = None
+
+
+LEVELS: dict[int, LevelSpec] = {
+    1: LevelSpec(
+        1,
+        Style(trump_aware=False, take_early=False, counting=False, pairs=False, random_take=0.25),
+        mistake=0.30,
+    ),
+    2: LevelSpec(
+        2, Style(take_early=False, counting=False, pairs=False, random_take=0.10), mistake=0.15
+    ),
+    3: LevelSpec(3, Style(counting=False), mistake=0.05),
+    4: LevelSpec(4),
+    5: LevelSpec(5, search=SearchConfig(steps=1_000, endgame_nodes=500, time_cap=0.5)),
+    6: LevelSpec(6, search=SearchConfig(steps=2_500, endgame_nodes=1_500, time_cap=0.6)),
+    7: LevelSpec(7, search=SearchConfig(steps=6_000, endgame_nodes=4_000, time_cap=0.8)),
+    8: LevelSpec(8, search=SearchConfig(steps=14_000, endgame_nodes=8_000, time_cap=1.2)),
+    9: LevelSpec(9, search=SearchConfig(steps=30_000, endgame_nodes=15_000, time_cap=2.0)),
+    10: LevelSpec(10, search=SearchConfig(steps=60_000, endgame_nodes=25_000, time_cap=3.0)),
+}
+
+
+def bot_for(spec: LevelSpec, seed: int, name: str | None = None) -> Bot:
+    """The bot that plays ``spec`` (tests use reduced specs through this)."""
+    label = name or f"level {spec.level}"
+    if spec.search is None:
+        return HeuristicBot(spec.style, spec.mistake, seed, label)
+    return SearchBot(spec.search, seed, label)
+
+
+def level_bot(level: int, seed: int) -> Bot:
+    """The bot of ``level`` (1..10) with ``seed``."""
+    if type(level) is not int or not MIN_LEVEL <= level <= MAX_LEVEL:
+        raise ValueError(f"level must be an integer {MIN_LEVEL}..{MAX_LEVEL}, not {level!r}")
+    return bot_for(LEVELS[level], seed)

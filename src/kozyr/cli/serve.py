@@ -1,0 +1,104 @@
+"""``kozyr serve``: run the online game server (HTTP API + WebSockets).
+
+Defaults: http://127.0.0.1:8000, an SQLite database at ``$KOZYR_HOME/kozyr.db``
+(``./var/kozyr.db`` when KOZYR_HOME is unset).  ``--db`` takes any SQLAlchemy
+URL, e.g. ``postgresql+psycopg://kozyr:secret@localhost/kozyr``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from kozyr.server.config import STATIC_DIR, ServerConfig, default_db_url
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "serve",
+        help="run the online game server",
+        description="Run the Kozyr game server: WebSocket play, HTTP API, browser client.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 = any free port)")
+    p.add_argument(
+        "--db",
+        default=None,
+        help=f"SQLAlchemy database URL (default {default_db_url()}; "
+        "PostgreSQL: postgresql+psycopg://user:password@host/dbname)",
+    )
+    p.add_argument(
+        "--static",
+        type=Path,
+        default=STATIC_DIR,
+        help="directory served at / (default: the browser client, if installed)",
+    )
+    p.add_argument(
+        "--bot-delay",
+        type=float,
+        default=0.6,
+        help="minimum seconds between a bot's move and the move before it (default 0.6)",
+    )
+    p.add_argument(
+        "--grace",
+        type=float,
+        default=10.0,
+        help="seconds a disconnected player keeps the seat before a bot plays it (default 10)",
+    )
+    p.add_argument(
+        "--bot-workers",
+        type=int,
+        default=None,
+        help="bot worker processes (default: one per core; 0 = a thread, for debugging)",
+    )
+    p.add_argument(
+        "--max-message", type=int, default=8192, help="largest client message in bytes (8192)"
+    )
+    p.add_argument(
+        "--rate", type=float, default=20.0, help="messages per second per connection (20)"
+    )
+    p.add_argument("--burst", type=float, default=40.0, help="burst allowance per connection (40)")
+    p.add_argument(
+        "--passphrase-backoff",
+        type=float,
+        default=1.0,
+        help="first wait after a wrong passphrase, doubled each time (1 s)",
+    )
+    p.add_argument(
+        "--move-time-scale",
+        type=float,
+        default=1.0,
+        help="multiply every move clock by this factor (tests; default 1)",
+    )
+    p.add_argument(
+        "--log-level",
+        default="info",
+        choices=["debug", "info", "warning", "error"],
+        help="JSON log level (default info: one line per event)",
+    )
+    p.set_defaults(run=run)
+
+
+def config_from_args(args: argparse.Namespace) -> ServerConfig:
+    return ServerConfig(
+        host=args.host,
+        port=args.port,
+        db_url=args.db or "",
+        static_dir=args.static,
+        bot_delay=args.bot_delay,
+        grace=args.grace,
+        bot_workers=args.bot_workers,
+        max_message=args.max_message,
+        rate=args.rate,
+        burst=args.burst,
+        passphrase_backoff=args.passphrase_backoff,
+        move_time_scale=args.move_time_scale,
+        log_level=args.log_level,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from kozyr.server.app import serve
+
+    return serve(config_from_args(args))

@@ -1,0 +1,63 @@
+"""Server settings in one place, with the defaults that production uses.
+
+Tests and the benchmark build a :class:`ServerConfig` with short delays (no bot
+pacing, a short reconnection grace) instead of patching module globals.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Where the browser client lives (a later issue builds it); served at ``/``.
+STATIC_DIR = Path(__file__).resolve().parent.parent / "web" / "static"
+
+
+def kozyr_home() -> Path:
+    """``$KOZYR_HOME`` if set, else ``./var`` (relative to the working directory)."""
+    home = os.environ.get("KOZYR_HOME")
+    return Path(home) if home else Path("var")
+
+
+def default_db_url() -> str:
+    """An embedded SQLite file, ``kozyr.db`` under :func:`kozyr_home`."""
+    return f"sqlite:///{kozyr_home() / 'kozyr.db'}"
+
+
+@dataclass
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    #: SQLAlchemy URL: ``sqlite:///path.db`` or ``postgresql+psycopg://user:pw@host/db``.
+    db_url: str = ""
+    static_dir: Path = STATIC_DIR
+    #: Minimum seconds between a bot's move and the move before it, so people can follow.
+    bot_delay: float = 0.6
+    #: Seconds a disconnected player keeps their seat before a bot plays for them.
+    grace: float = 10.0
+    #: Bot worker processes (default: one per core); 0 runs bots in a thread of
+    #: the server process instead (debugging, tiny machines).
+    bot_workers: int | None = None
+    #: Largest WebSocket message accepted, in bytes (bigger ones close the connection).
+    max_message: int = 8 * 1024
+    #: Per-connection token bucket: messages per second and burst size.
+    rate: float = 20.0
+    burst: float = 40.0
+    #: Messages refused for flooding before the connection is closed (code 1008).
+    flood_close_after: int = 20
+    #: Wrong passphrases: first back-off in seconds, doubled per failure, capped.
+    passphrase_backoff: float = 1.0
+    passphrase_backoff_cap: float = 60.0
+    #: Rooms with nobody connected for this long are closed (seconds).
+    idle_room_timeout: float = 3600.0
+    #: Multiplies every move clock (tests use a small factor to see timeouts fast).
+    move_time_scale: float = 1.0
+    log_level: str = "info"
+
+    def __post_init__(self) -> None:
+        if not self.db_url:
+            self.db_url = default_db_url()
+        if self.bot_workers is None:
+            self.bot_workers = max(1, os.cpu_count() or 1)
+        self.bot_workers = max(0, self.bot_workers)

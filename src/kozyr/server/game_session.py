@@ -1,0 +1,150 @@
+"""One game at a table: the referee's state, its record, and what each seat sees.
+
+Why a separate layer: this module is pure (no sockets, no database, no
+clock), so it is the place where "never a hidden card" is decided and
+tested — views come from :func:`kozyr.engine.view_of`, spectators get that
+view minus the hand, and events carry only the played action plus counts.
+
+The *version* of a game is ``base_version + number of actions applied``.  A
+room's next game starts one above its last version, so a version never
+repeats within a room and a move aimed at a previous game is refused as stale.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from kozyr.engine.actions import Action, Kind
+from kozyr.engine.deal import Deal
+from kozyr.engine.record import GameRecord
+from kozyr.engine.rules import Rules
+from kozyr.engine.state import GameState, Result
+from kozyr.engine.view import view_of
+
+_PLACES_CARDS = (Kind.ATTACK, Kind.THROW, Kind.TRANSFER, Kind.DEFEND)
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What happened when an action was applied: only public facts."""
+
+    action: Action
+    version: int
+    #: None, "bito" or "took" when the action ended the round.
+    round_end: str | None
+    #: Cards each seat drew from the deck at the end of the round (counts only).
+    draws: list[int] | None
+    deck: int
+    over: bool
+
+
+class GameSession:
+    """The state of one game plus the record that rebuilds it."""
+
+    def __init__(
+        self, record: GameRecord, state: GameState, game_no: int, base_version: int
+    ) -> None:
+        self.record = record
+        self.state = state
+        self.game_no = game_no
+        self.base_version = base_version
+        #: The database id of the game, once stored.
+        self.game_id: int | None = None
+
+    # ------------------------------------------------------------ creation
+    @classmethod
+    def deal(
+        cls,
+        rules: Rules,
+        game_no: int,
+        base_version: int,
+        previous_durak: int | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> GameSession:
+        """A new game dealt from a secret random seed (63 bits: a signed 64-bit
+        integer in any database).  ``previous_durak`` lets the rules'
+        ``first_attacker`` option decide who leads a rematch."""
+        seed = secrets.randbits(63)
+        deal = Deal.from_seed(rules, seed, previous_durak=previous_durak)
+        record = GameRecord(rules, deal, [], dict(meta or {}))
+        return cls(record, record.start(), game_no, base_version)
+
+    @classmethod
+    def resume(cls, record: GameRecord, game_no: int, base_version: int) -> GameSession:
+        """Rebuild a game in progress from its record (after a restart)."""
+        replay = record.replay()
+        if not replay.ok:
+            raise ValueError(f"record does not replay: action {replay.error_index}: {replay.error}")
+        return cls(record, replay.state, game_no, base_version)
+
+    # ------------------------------------------------------------ queries
+    @property
+    def version(self) -> int:
+        return self.base_version + len(self.record.actions)
+
+    @property
+    def over(self) -> bool:
+        return self.state.game_over
+
+    @property
+    def to_move(self) -> int | None:
+        return self.state.to_move
+
+    @property
+    def result(self) -> Result | None:
+        return self.state.result
+
+    def header(self) -> dict[str, Any]:
+        """The record without actions: what the database keeps for a game in play."""
+        data = self.record.to_json()
+        data["actions"] = []
+        return data
+
+    def view_json(self, seat: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """``seat``'s view and its legal actions, in the engine's JSON notation."""
+        view = view_of(self.state, seat)
+        return view.to_json(), [a.to_json() for a in view.legal]
+
+    def spectator_json(self) -> dict[str, Any]:
+        """The public view: any seat's view with the hand removed entirely."""
+        data = view_of(self.state, 0).to_json()
+        del data["hand"]
+        data["seat"] = None
+        return data
+
+    def cards_left(self) -> list[int]:
+        return self.state.hand_counts()
+
+    # ------------------------------------------------------------ moves
+    def apply(self, action: Action) -> Applied:
+        """Apply a move (raises IllegalAction, leaving everything unchanged) and
+        describe it publicly: the round's end and per-seat draw counts."""
+        state = self.state
+        before_hands = state.hand_counts()
+        before_deck = len(state.stock)
+        before_rounds = state.rounds
+        was_taking = state.taking
+        defender = state.defender
+        table_before = len(state.att) + sum(1 for d in state.dfn if d >= 0)
+        state.apply(action)
+        self.record.append(action)
+        round_end: str | None = None
+        draws: list[int] | None = None
+        if state.rounds != before_rounds:
+            took = was_taking or action.kind == Kind.TAKE
+            round_end = "took" if took else "bito"
+            placed = action.cards.bit_count() if action.kind in _PLACES_CARDS else 0
+            after = state.hand_counts()
+            draws = []
+            for seat in range(state.n):
+                delta = after[seat] - before_hands[seat]
+                if seat == action.seat:
+                    delta += placed
+                if took and seat == defender:
+                    delta -= table_before + placed
+                draws.append(max(0, delta))
+            if sum(draws) != before_deck - len(state.stock):  # pragma: no cover - invariant
+                draws = None
+        return Applied(action, self.version, round_end, draws, len(state.stock), state.game_over)

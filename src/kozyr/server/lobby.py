@@ -1,0 +1,426 @@
+"""The hub: players, the room registry, and what each client message does.
+
+Why one hub object: the server's shared services (store, bot pool, config,
+throttles, background tasks) are created once at startup and handed to every
+room through it, so tests and the benchmark can build a whole server from a
+:class:`~kozyr.server.config.ServerConfig` without globals.
+
+Message handling is a plain ``match`` on the validated message type; every
+refusal is a :class:`~kozyr.server.protocol.ProtocolError` that becomes an
+``error`` message, leaving the room as it was.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+import time
+from typing import Any
+
+import msgspec
+
+from kozyr.engine.record import RecordError
+from kozyr.engine.rules import Rules, RulesError
+
+from . import logging as log
+from . import protocol as p
+from .bot_pool import BotPool
+from .config import ServerConfig
+from .connection import Connection
+from .game_session import GameSession
+from .ratelimit import PassphraseThrottle, TokenBucket
+from .rooms import Player, Room, Seat, hash_passphrase, new_code
+from .store import Store
+from .timers import Tasks
+
+
+def player_key(token: str) -> str:
+    """Players are stored by the hash of their token, never the token itself."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def check_name(name: str) -> str:
+    """A display name: 3-12 printable characters after trimming spaces."""
+    name = " ".join(name.split())
+    if not 3 <= len(name) <= 12 or not name.isprintable():
+        raise p.ProtocolError(
+            p.Code.BAD_NAME, "a name is 3 to 12 printable characters (letters, digits, spaces)"
+        )
+    return name
+
+
+class Hub:
+    """Everything the server shares between connections."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.store = Store(config.db_url)
+        assert config.bot_workers is not None
+        self.pool = BotPool(config.bot_workers)
+        self.tasks = Tasks()
+        self.throttle = PassphraseThrottle(config.passphrase_backoff, config.passphrase_backoff_cap)
+        #: Per-address limit on HTTP room creation (each makes a player and a room).
+        self.http_buckets: dict[str, TokenBucket] = {}
+        self.rooms: dict[str, Room] = {}
+        self.players: dict[str, Player] = {}
+        self.connections: set[Connection] = set()
+        self.moves = 0
+        self.started = time.time()
+        self._reaper: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------ lifecycle
+    async def startup(self) -> None:
+        self.store.start()
+        await self.pool.warm_up()
+        await self.recover()
+        self._reaper = asyncio.get_running_loop().create_task(self._reap_idle_rooms())
+
+    async def shutdown(self) -> None:
+        if self._reaper is not None:
+            self._reaper.cancel()
+        for room in list(self.rooms.values()):
+            room.shutdown()
+        self.tasks.cancel_all()
+        self.pool.shutdown()
+        await asyncio.to_thread(self.store.close)
+
+    async def recover(self) -> None:
+        """Rebuild every open room from the database (after a restart or crash).
+
+        Games in progress are replayed from their stored moves; every human is
+        disconnected until they come back with their token (the game waits,
+        paused, until someone does; absent players get the usual grace).
+        """
+        for code, data in await self.store.open_rooms():
+            try:
+                room = self._room_from_store(code, data)
+                game_id = data.get("game_id")
+                if room.state != "lobby" and game_id is not None:
+                    loaded = await self.store.load_game(int(game_id))
+                    if loaded is None:
+                        raise ValueError(f"game {game_id} is missing")
+                    record, game_no, base = loaded
+                    game = GameSession.resume(record, game_no, base)
+                    game.game_id = int(game_id)
+                    room.game = game
+                    if room.state == "playing" and game.over:  # died while finishing
+                        await room.finish()
+                    if room.state == "playing":
+                        room.recovered()
+            except (ValueError, KeyError, TypeError, RecordError, RulesError) as exc:
+                log.error("room_recovery_failed", room=code, error=str(exc))
+                continue
+            self.rooms[code] = room
+            log.event(
+                "room_recovered",
+                room=code,
+                state=room.state,
+                version=room.game.version if room.game else room.next_version,
+            )
+
+    def _room_from_store(self, code: str, data: dict[str, Any]) -> Room:
+        pw = data.get("passphrase")
+        room = Room(
+            hub=self,
+            code=code,
+            rules=Rules.from_dict(data["rules"]),
+            move_time=data["move_time"],
+            visibility=data["visibility"],
+            bot_level=int(data["bot_level"]),
+            invite=str(data["invite"]),
+            passphrase=(bytes.fromhex(pw[0]), bytes.fromhex(pw[1])) if pw else None,
+            state=data["state"],
+            game_no=int(data["game_no"]),
+            next_version=int(data["next_version"]),
+            last_durak=data.get("last_durak"),
+        )
+        for i, s in enumerate(data["seats"]):
+            seat: Seat = room.seats[i]
+            seat.bot, seat.auto = s.get("bot"), bool(s.get("auto"))
+            if s.get("player"):
+                pl = self._player(s["player"], s.get("name") or "player")
+                pl.room = room
+                seat.player = pl
+        host = data.get("host")
+        room.host = self.players.get(host) if host else None
+        return room
+
+    def _player(self, key: str, name: str) -> Player:
+        pl = self.players.get(key)
+        if pl is None:
+            pl = self.players[key] = Player(key, name)
+        return pl
+
+    def close_room(self, room: Room, why: str) -> None:
+        if room.closed:
+            return
+        room.shutdown()
+        self.rooms.pop(room.code, None)
+        g = room.game
+        if g is not None and g.game_id is not None and room.state == "playing":
+            self.tasks.spawn(self.store.abandon_game(g.game_id), f"abandon-{room.code}")
+        for pl in room.humans():
+            pl.room = None
+            self.forget(pl)
+        self.store.save_room(room.code, room.state, room.to_store(), closed=True)
+        log.event("room_closed", room=room.code, why=why)
+
+    async def _reap_idle_rooms(self) -> None:
+        while True:
+            await asyncio.sleep(min(60.0, self.config.idle_room_timeout))
+            now = time.monotonic()
+            for room in list(self.rooms.values()):
+                if not room.watched() and now - room.idle_since > self.config.idle_room_timeout:
+                    self.close_room(room, "idle")
+
+    # ------------------------------------------------------------ connections
+    def opened(self, conn: Connection) -> None:
+        self.connections.add(conn)
+        log.event("ws_open", conn=conn.id, address=conn.address)
+
+    def closed(self, conn: Connection, code: int | None) -> None:
+        self.connections.discard(conn)
+        conn.finish()
+        pl = conn.player
+        log.event("ws_close", conn=conn.id, code=code, player=pl.name if pl else None)
+        if pl is None or pl.conn is not conn:
+            return
+        pl.conn = None
+        if pl.room is not None:
+            pl.room.disconnected(pl)
+        if pl.room is None:
+            self.forget(pl)
+
+    def forget(self, pl: Player) -> None:
+        """Drop a player who is neither connected nor in a room from memory (the
+        database still knows their token's hash and name)."""
+        if pl.conn is None and pl.room is None:
+            self.players.pop(pl.key, None)
+
+    async def handle(self, conn: Connection, msg: p.ClientMessage) -> None:
+        """Do what one validated client message asks."""
+        if isinstance(msg, p.Hello):
+            await self._hello(conn, msg)
+            return
+        pl = conn.player
+        if pl is None:
+            raise p.ProtocolError(
+                p.Code.HELLO_FIRST, "say hello first (name and, to resume, your token)"
+            )
+        match msg:
+            case p.CreateRoom():
+                await self.create_room(pl, msg, conn.base_url)
+            case p.Join():
+                await self._join(pl, conn, msg)
+            case p.Sync():
+                if pl.room is None:
+                    raise p.ProtocolError(p.Code.NOT_IN_ROOM, "you are not in a room", "sync")
+                pl.room.resync(pl)
+            case _:
+                room = pl.room
+                if room is None:
+                    kind = p.type_of(msg)
+                    raise p.ProtocolError(p.Code.NOT_IN_ROOM, "join a room first", kind)
+                await self._in_room(pl, room, msg)
+
+    async def _in_room(self, pl: Player, room: Room, msg: p.ClientMessage) -> None:
+        match msg:
+            case p.Move():
+                await room.move(pl, msg)
+            case p.SeatBot():
+                room.seat_bot(pl, msg.seat, msg.level)
+            case p.FreeSeat():
+                room.free_seat(pl, msg.seat)
+            case p.Start():
+                await room.start(pl)
+            case p.Rematch():
+                await room.rematch(pl)
+            case p.BackToRoom():
+                room.back_to_room(pl)
+            case p.Leave():
+                room.remove_player(pl)
+                pl.send(p.Left(room=room.code))
+            case _:  # pragma: no cover - every type is handled above
+                raise p.ProtocolError(p.Code.UNKNOWN_TYPE, "not handled", p.type_of(msg))
+
+    # ------------------------------------------------------------ hello
+    async def _hello(self, conn: Connection, msg: p.Hello) -> None:
+        if conn.player is not None:
+            raise p.ProtocolError(p.Code.ALREADY_HELLO, "hello was already said", "hello")
+        if msg.protocol != p.PROTOCOL_VERSION:
+            raise p.ProtocolError(
+                p.Code.UNSUPPORTED_PROTOCOL,
+                f"this server speaks protocol {p.PROTOCOL_VERSION}, not {msg.protocol}",
+                "hello",
+            )
+        name = check_name(msg.name)
+        pl, token, resumed = await self.identify(msg.token, name)
+        old = pl.conn
+        if old is not None and old is not conn:
+            old.send(p.Error(code=p.Code.REPLACED, message="you connected from somewhere else"))
+            old.player = None
+            old.close(1000, "replaced by a newer connection")
+        pl.conn = conn
+        conn.player = pl
+        conn.send(
+            p.Welcome(
+                protocol=p.PROTOCOL_VERSION,
+                token=token,
+                name=pl.name,
+                resumed=resumed,
+                room=pl.room.code if pl.room else None,
+            )
+        )
+        log.event("hello", conn=conn.id, player=pl.name, resumed=resumed)
+        if pl.room is not None:
+            pl.room.reconnected(pl)
+
+    async def identify(self, token: str | None, name: str) -> tuple[Player, str, bool]:
+        """(player, token, resumed): the token's player, or a new one."""
+        if token is not None:
+            key = player_key(token)
+            pl = self.players.get(key)
+            if pl is None:
+                stored = await self.store.player_name(key)
+                if stored is not None:
+                    pl = self._player(key, stored)
+            if pl is not None:
+                if pl.name != name:
+                    pl.name = name
+                    await self.store.add_player(key, name)
+                return pl, token, True
+        token = secrets.token_urlsafe(24)
+        key = player_key(token)
+        await self.store.add_player(key, name)
+        return self._player(key, name), token, False
+
+    # ------------------------------------------------------------ rooms
+    async def create_room(self, pl: Player, msg: p.CreateRoom, base_url: str) -> Room:
+        if pl.room is not None:
+            raise p.ProtocolError(
+                p.Code.ALREADY_IN_ROOM, "leave your room before creating another", "create_room"
+            )
+        rules_data = dict(msg.rules)
+        if rules_data.setdefault("players", msg.seats) != msg.seats:
+            raise p.ProtocolError(
+                p.Code.BAD_RULES, "rules.players must equal seats (or be left out)", "create_room"
+            )
+        try:
+            rules = Rules.from_dict(rules_data)
+        except (RulesError, TypeError) as exc:
+            raise p.ProtocolError(p.Code.BAD_RULES, str(exc), "create_room") from None
+        if msg.visibility == "public":
+            if msg.move_time is None:
+                raise p.ProtocolError(
+                    p.Code.BAD_ROOM, "public rooms need a move timer (30 or 60 s)", "create_room"
+                )
+            if msg.passphrase is not None:
+                raise p.ProtocolError(
+                    p.Code.BAD_ROOM, "only private rooms have a passphrase", "create_room"
+                )
+        if msg.start and msg.visibility != "private":
+            raise p.ProtocolError(
+                p.Code.BAD_ROOM, "a game against the computer is a private room", "create_room"
+            )
+        passphrase = None
+        if msg.passphrase is not None:
+            salt = secrets.token_bytes(16)
+            passphrase = (salt, await asyncio.to_thread(hash_passphrase, msg.passphrase, salt))
+        code = new_code()
+        room = Room(
+            hub=self,
+            code=code,
+            rules=rules,
+            move_time=msg.move_time,
+            visibility=msg.visibility,
+            bot_level=msg.bot_level,
+            invite=f"{base_url}/?room={code}",
+            passphrase=passphrase,
+        )
+        self.rooms[code] = room
+        room.seats[0].player = pl
+        room.host = pl
+        pl.room = room
+        if msg.start:
+            for seat in room.seats[1:]:
+                seat.bot = msg.bot_level
+        log.event(
+            "room_created",
+            room=code,
+            host=pl.name,
+            seats=msg.seats,
+            visibility=msg.visibility,
+            move_time=msg.move_time,
+            bot_level=msg.bot_level,
+            rules=rules.to_dict(),
+        )
+        room.changed()
+        if msg.start:
+            await room.start(pl)
+        else:
+            room.resync(pl)
+        return room
+
+    async def _join(self, pl: Player, conn: Connection, msg: p.Join) -> None:
+        if pl.room is not None:
+            if pl.room.code == msg.room:
+                pl.room.resync(pl)
+                return
+            raise p.ProtocolError(
+                p.Code.ALREADY_IN_ROOM, "leave your room before joining another", "join"
+            )
+        room = self.rooms.get(msg.room)
+        if room is None:
+            raise p.ProtocolError(p.Code.NO_SUCH_ROOM, "no room has that invite code", "join")
+        if room.passphrase is not None:
+            wait = self.throttle.wait(conn.address, room.code)
+            if wait > 0:
+                raise p.ProtocolError(
+                    p.Code.THROTTLED,
+                    f"too many wrong passphrases: try again in {wait:.1f} s",
+                    "join",
+                    round(wait, 2),
+                )
+            ok = await asyncio.to_thread(room.check_passphrase, msg.passphrase)
+            if not ok:
+                delay = self.throttle.failed(conn.address, room.code)
+                log.warning("wrong_passphrase", room=room.code, address=conn.address)
+                raise p.ProtocolError(
+                    p.Code.WRONG_PASSPHRASE,
+                    f"wrong passphrase; next try allowed in {delay:.0f} s",
+                    "join",
+                    delay,
+                )
+            self.throttle.succeeded(conn.address, room.code)
+        if room.closed:
+            raise p.ProtocolError(p.Code.NO_SUCH_ROOM, "that room has closed", "join")
+        room.add_player(pl, msg.seat)
+
+    # ------------------------------------------------------------ HTTP helpers
+    def http_allowed(self, address: str) -> bool:
+        """One room creation a second per address on average, bursts of ten."""
+        bucket = self.http_buckets.get(address)
+        if bucket is None:
+            if len(self.http_buckets) > 10_000:
+                self.http_buckets.clear()
+            bucket = self.http_buckets[address] = TokenBucket(1.0, 10.0)
+        return bucket.allow()
+
+    def health(self) -> dict[str, Any]:
+        return {
+            "status": "ok",
+            "protocol": p.PROTOCOL_VERSION,
+            "rooms": len(self.rooms),
+            "games": sum(1 for r in self.rooms.values() if r.state == "playing"),
+            "connections": len(self.connections),
+            "moves": self.moves,
+            "uptime": round(time.time() - self.started, 1),
+        }
+
+    def public_rooms(self) -> list[dict[str, Any]]:
+        out = []
+        for room in self.rooms.values():
+            if room.visibility == "public" and room.state == "lobby":
+                out.append(msgspec.to_builtins(room.info()))
+        return out

@@ -1,0 +1,742 @@
+"""Rooms: seats, host, spectators, and the flow of a game at one table.
+
+A room is created by its host, who sits in seat 0.  Others join by invite
+code: a free seat while the room is in the lobby, otherwise as spectators who
+get a seat from the next game.  The host starts; empty seats are filled with
+bots of the room's level.  After a game, "back to room" returns the same
+table to the lobby and "rematch" deals the next game at once; the previous
+durak is passed to the deal so the ``first_attacker`` rule decides who leads.
+
+Authority: only this module changes a game.  Every move — a human's, a bot's,
+a timed-out human's — goes through :meth:`Room._apply` under the room's lock,
+is checked by the engine, persisted, and only then broadcast.  Each human
+receives its own seat's view; spectators get the view without any hand.
+
+Turn scheduling: at most one pending "turn" per room (a human's move clock or
+a bot thinking), replaced after every move.  Nobody connected means the game
+pauses (no bot burns CPU for an empty room); it resumes when someone returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import secrets
+import time
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Any, Literal
+
+from kozyr.engine.actions import Action, ActionError
+from kozyr.engine.rules import Rules
+from kozyr.engine.state import IllegalAction
+from kozyr.engine.view import view_of
+
+from . import logging as log
+from . import protocol as p
+from .game_session import Applied, GameSession
+from .timers import Timer
+
+if TYPE_CHECKING:
+    from .connection import Connection
+    from .lobby import Hub
+
+RoomStateName = Literal["lobby", "playing", "over"]
+_PBKDF2_ROUNDS = 100_000
+
+
+@dataclass(eq=False)
+class Player:
+    """A person, known by the hash of their secret token (``key``)."""
+
+    key: str
+    name: str
+    conn: Connection | None = None
+    room: Room | None = None
+
+    @property
+    def connected(self) -> bool:
+        return self.conn is not None
+
+    def send(self, message: p.ServerMessage) -> None:
+        if self.conn is not None:
+            self.conn.send(message)
+
+    def send_raw(self, text: str) -> None:
+        if self.conn is not None:
+            self.conn.send_raw(text)
+
+
+@dataclass(eq=False)
+class Seat:
+    index: int
+    player: Player | None = None
+    #: Level of the bot sitting here when no human does.
+    bot: int | None = None
+    #: The bot was put here only because the seat was empty at the start (a
+    #: waiting spectator may take the seat for the next game).
+    auto: bool = False
+    #: A human whose moves a bot makes (disconnected past the grace period).
+    away: bool = False
+    grace: Timer | None = None
+
+    @property
+    def bot_moves(self) -> bool:
+        return self.player is None or self.away
+
+
+def hash_passphrase(passphrase: str, salt: bytes) -> bytes:
+    return hashlib.pbkdf2_hmac("sha256", passphrase.encode(), salt, _PBKDF2_ROUNDS)
+
+
+@dataclass(eq=False)
+class Room:
+    hub: Hub
+    code: str
+    rules: Rules
+    move_time: int | None
+    visibility: Literal["public", "private"]
+    bot_level: int
+    invite: str
+    #: (salt, pbkdf2 hash) of the passphrase, or None.
+    passphrase: tuple[bytes, bytes] | None = None
+    seats: list[Seat] = field(default_factory=list)
+    spectators: list[Player] = field(default_factory=list)
+    host: Player | None = None
+    state: RoomStateName = "lobby"
+    game: GameSession | None = None
+    game_no: int = 0
+    #: Version the next game starts at (versions never repeat within a room).
+    next_version: int = 0
+    last_durak: int | None = None
+    closed: bool = False
+    idle_since: float = field(default_factory=time.monotonic)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    _turn_timer: Timer | None = None
+    _turn_task: asyncio.Task[None] | None = None
+    _paused: bool = False
+    _last_move_at: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not self.seats:
+            self.seats = [Seat(i) for i in range(self.rules.players)]
+        #: Rules never change in a room; ``to_dict`` deep-copies, so keep one copy.
+        self._rules_json = self.rules.to_dict()
+
+    # ------------------------------------------------------------ queries
+    def seat_of(self, player: Player) -> int | None:
+        for seat in self.seats:
+            if seat.player is player:
+                return seat.index
+        return None
+
+    def humans(self) -> list[Player]:
+        """Seated humans and spectators."""
+        return [s.player for s in self.seats if s.player is not None] + self.spectators
+
+    def watchers(self) -> list[Player]:
+        return [pl for pl in self.humans() if pl.conn is not None]
+
+    def watched(self) -> bool:
+        return any(pl.conn is not None for pl in self.humans())
+
+    def check_passphrase(self, given: str | None) -> bool:
+        if self.passphrase is None:
+            return True
+        if given is None:
+            return False
+        salt, digest = self.passphrase
+        return hmac.compare_digest(hash_passphrase(given, salt), digest)
+
+    def info(self) -> p.RoomInfo:
+        host_seat = self.seat_of(self.host) if self.host else None
+        seats = [
+            p.SeatInfo(
+                seat=s.index,
+                name=s.player.name if s.player else None,
+                bot=s.bot if s.player is None else (self.bot_level if s.away else None),
+                human=s.player is not None,
+                connected=s.player is not None and s.player.connected,
+                away=s.away,
+                host=s.player is not None and s.player is self.host,
+            )
+            for s in self.seats
+        ]
+        return p.RoomInfo(
+            code=self.code,
+            invite=self.invite,
+            state=self.state,
+            host=host_seat,
+            host_name=self.host.name if self.host else None,
+            rules=self._rules_json,
+            move_time=self.move_time,
+            visibility=self.visibility,
+            has_passphrase=self.passphrase is not None,
+            bot_level=self.bot_level,
+            seats=seats,
+            spectators=[pl.name for pl in self.spectators],
+            game=self.game_no,
+            version=self.game.version if self.game else self.next_version,
+        )
+
+    def room_message(self, player: Player, info: p.RoomInfo | None = None) -> p.RoomState:
+        seat = self.seat_of(player)
+        you = p.You(seat=seat, host=player is self.host, spectator=seat is None)
+        return p.RoomState(room=info or self.info(), you=you)
+
+    def broadcast_room(self) -> None:
+        info = self.info()
+        for pl in self.watchers():
+            pl.send(self.room_message(pl, info))
+
+    def game_frame(self, player: Player) -> p.GameFrame | None:
+        g = self.game
+        if g is None:
+            return None
+        seat = self.seat_of(player)
+        legal: list[dict[str, Any]] = []
+        if seat is None:
+            view = g.spectator_json()
+        else:
+            view, legal = g.view_json(seat)
+        timer = self._turn_timer
+        return p.GameFrame(
+            game=g.game_no,
+            version=g.version,
+            seat=seat,
+            view=view,
+            legal=legal,
+            to_move=g.to_move,
+            deadline=timer.deadline_ms if timer else None,
+            time_left=timer.time_left_ms() if timer else None,
+        )
+
+    def game_over_message(self) -> p.GameOver | None:
+        g = self.game
+        if g is None or g.result is None:
+            return None
+        res = g.result
+        durak = self.seats[res.durak] if res.durak is not None else None
+        return p.GameOver(
+            game=g.game_no,
+            version=g.version,
+            game_id=g.game_id,
+            result=res.to_json(),
+            durak=res.durak,
+            durak_name=durak.player.name if durak and durak.player else None,
+            pogony=res.pogony,
+            cards_left=g.cards_left(),
+            record=f"/api/games/{g.game_id}" if g.game_id is not None else None,
+        )
+
+    def resync(self, player: Player) -> None:
+        """Everything a client needs to draw the table from scratch."""
+        player.send(self.room_message(player))
+        frame = self.game_frame(player)
+        if frame is not None:
+            player.send(frame)
+        if self.state == "over":
+            over = self.game_over_message()
+            if over is not None:
+                player.send(over)
+
+    # ------------------------------------------------------------ membership
+    def add_player(self, player: Player, wish: int | None) -> None:
+        """Seat ``player`` (lobby, free seat) or make them a spectator."""
+        if wish is not None and not 0 <= wish < len(self.seats):
+            raise p.ProtocolError(
+                p.Code.BAD_SEAT, f"there is no seat {wish} at this {len(self.seats)}-seat table"
+            )
+        seat: Seat | None = None
+        if self.state == "lobby":
+            if wish is not None:
+                seat = self.seats[wish]
+                if seat.player is not None or seat.bot is not None:
+                    raise p.ProtocolError(p.Code.BAD_SEAT, f"seat {wish} is taken")
+            else:
+                seat = next((s for s in self.seats if s.player is None and s.bot is None), None)
+        player.room = self
+        if seat is not None:
+            seat.player = player
+            seat.auto = seat.away = False
+        else:
+            self.spectators.append(player)
+        if self.host is None:
+            self.host = player
+        log.event("room_joined", room=self.code, player=player.name, seat=seat and seat.index)
+        self.changed()
+        self.resync(player)
+        self.broadcast_room_except(player)
+        self.resume_if_paused()
+
+    def broadcast_room_except(self, player: Player) -> None:
+        info = self.info()
+        for pl in self.watchers():
+            if pl is not player:
+                pl.send(self.room_message(pl, info))
+
+    def remove_player(self, player: Player) -> None:
+        """``player`` leaves the room for good: a bot finishes their game."""
+        idx = self.seat_of(player)
+        if idx is not None:
+            seat = self.seats[idx]
+            self._cancel_grace(seat)
+            seat.player = None
+            seat.away = False
+            if self.state == "playing":
+                seat.bot, seat.auto = self.bot_level, True
+            else:
+                seat.bot, seat.auto = None, False
+        elif player in self.spectators:
+            self.spectators.remove(player)
+        player.room = None
+        log.event("room_left", room=self.code, player=player.name, seat=idx)
+        if self.host is player:
+            self.host = next((pl for pl in self.humans() if pl.connected), None) or next(
+                iter(self.humans()), None
+            )
+        if not self.humans():
+            self.hub.close_room(self, "empty")
+            return
+        self.changed()
+        self.broadcast_room()
+        if self.game and not self.game.over and self.game.to_move == idx:
+            self._schedule_turn()
+        self._pause_if_unwatched()
+
+    def disconnected(self, player: Player) -> None:
+        """The player's socket closed; they keep their seat for the grace period."""
+        idx = self.seat_of(player)
+        if idx is None:
+            if player in self.spectators:
+                self.spectators.remove(player)
+                player.room = None
+                if self.host is player:
+                    self.host = next(iter(self.humans()), None)
+                if not self.humans():
+                    self.hub.close_room(self, "empty")
+                    return
+        elif self.state == "playing":
+            seat = self.seats[idx]
+            self._cancel_grace(seat)
+            seat.grace = Timer(self.hub.config.grace, lambda: self._takeover(seat))
+        self.broadcast_room()
+        self._pause_if_unwatched()
+
+    def reconnected(self, player: Player) -> None:
+        """The player is back (same token): give the seat back, resync."""
+        idx = self.seat_of(player)
+        was_away = False
+        if idx is not None:
+            seat = self.seats[idx]
+            self._cancel_grace(seat)
+            was_away, seat.away = seat.away, False
+        log.event("room_rejoined", room=self.code, player=player.name, seat=idx)
+        g = self.game
+        playing = g is not None and not g.over and self.state == "playing"
+        if playing and (self._paused or (was_away and g is not None and g.to_move == idx)):
+            self._paused = False
+            self._schedule_turn()
+        self.resync(player)
+        self.broadcast_room_except(player)
+
+    def recovered(self) -> None:
+        """After a restart: everyone is disconnected; the game waits (paused)
+        and each absent player's grace period starts now."""
+        self._paused = True
+        for seat in self.seats:
+            if seat.player is not None:
+                seat.grace = Timer(self.hub.config.grace, partial(self._takeover, seat))
+
+    def _takeover(self, seat: Seat) -> None:
+        seat.grace = None
+        if seat.player is None or seat.player.connected or self.state != "playing":
+            return
+        seat.away = True
+        log.event("bot_takeover", room=self.code, seat=seat.index, player=seat.player.name)
+        self.broadcast_room()
+        g = self.game
+        if g is not None and g.to_move == seat.index:
+            self._schedule_turn()
+
+    def _cancel_grace(self, seat: Seat) -> None:
+        if seat.grace is not None:
+            seat.grace.cancel()
+            seat.grace = None
+
+    def _pause_if_unwatched(self) -> None:
+        if self.watched() or self.closed:
+            return
+        self.idle_since = time.monotonic()
+        if self.state == "playing":
+            self._cancel_turn()
+            self._paused = True
+
+    def resume_if_paused(self) -> None:
+        if self._paused and self.watched():
+            self._paused = False
+            self._schedule_turn()
+
+    def changed(self) -> None:
+        """Persist the room's settings and seats (queued, in order)."""
+        self.hub.store.save_room(self.code, self.state, self.to_store(), self.closed)
+
+    def to_store(self) -> dict[str, Any]:
+        return {
+            "rules": self._rules_json,
+            "move_time": self.move_time,
+            "visibility": self.visibility,
+            "bot_level": self.bot_level,
+            "invite": self.invite,
+            "passphrase": (
+                [self.passphrase[0].hex(), self.passphrase[1].hex()] if self.passphrase else None
+            ),
+            "host": self.host.key if self.host else None,
+            "seats": [
+                {
+                    "player": s.player.key if s.player else None,
+                    "name": s.player.name if s.player else None,
+                    "bot": s.bot,
+                    "auto": s.auto,
+                }
+                for s in self.seats
+            ],
+            "state": self.state,
+            "game_no": self.game_no,
+            "next_version": self.next_version,
+            "last_durak": self.last_durak,
+            "game_id": self.game.game_id if self.game else None,
+        }
+
+    # ------------------------------------------------------------ host actions
+    def require_host(self, player: Player) -> None:
+        if player is not self.host:
+            raise p.ProtocolError(p.Code.NOT_HOST, "only the host can do that")
+
+    def seat_bot(self, player: Player, index: int, level: int | None) -> None:
+        self.require_host(player)
+        if self.state != "lobby":
+            raise p.ProtocolError(p.Code.WRONG_STATE, "bots are seated in the lobby, between games")
+        seat = self._seat(index)
+        if seat.player is not None:
+            raise p.ProtocolError(p.Code.BAD_SEAT, f"seat {index} has a player")
+        seat.bot, seat.auto = level or self.bot_level, False
+        self.changed()
+        self.broadcast_room()
+
+    def free_seat(self, player: Player, index: int) -> None:
+        self.require_host(player)
+        if self.state != "lobby":
+            raise p.ProtocolError(p.Code.WRONG_STATE, "seats are changed in the lobby")
+        seat = self._seat(index)
+        if seat.player is not None:
+            raise p.ProtocolError(p.Code.BAD_SEAT, f"seat {index} has a player, not a bot")
+        seat.bot, seat.auto = None, False
+        self._seat_waiting()
+        self.changed()
+        self.broadcast_room()
+
+    def _seat(self, index: int) -> Seat:
+        if not 0 <= index < len(self.seats):
+            raise p.ProtocolError(
+                p.Code.BAD_SEAT, f"there is no seat {index} at this {len(self.seats)}-seat table"
+            )
+        return self.seats[index]
+
+    def _seat_waiting(self) -> None:
+        """Spectators take free seats (and seats bots only filled), in join order."""
+        for seat in self.seats:
+            if not self.spectators:
+                return
+            if seat.player is None and (seat.bot is None or seat.auto):
+                seat.player = self.spectators.pop(0)
+                seat.bot, seat.auto, seat.away = None, False, False
+
+    async def start(self, player: Player) -> None:
+        self.require_host(player)
+        async with self.lock:
+            if self.state == "playing":
+                raise p.ProtocolError(p.Code.WRONG_STATE, "the game is already running")
+            if self.state == "over":
+                self._clear_auto_bots()
+            await self._start()
+
+    async def rematch(self, player: Player) -> None:
+        self.require_host(player)
+        async with self.lock:
+            if self.state != "over":
+                raise p.ProtocolError(p.Code.WRONG_STATE, "a rematch follows a finished game")
+            self._clear_auto_bots()
+            await self._start()
+
+    def back_to_room(self, player: Player) -> None:
+        if self.state != "over":
+            raise p.ProtocolError(p.Code.WRONG_STATE, "the game is not over")
+        self.state = "lobby"
+        self._clear_auto_bots()
+        self._seat_waiting()
+        self.changed()
+        self.broadcast_room()
+
+    def _clear_auto_bots(self) -> None:
+        for seat in self.seats:
+            if seat.player is None and seat.auto:
+                seat.bot, seat.auto = None, False
+            seat.away = False
+
+    async def _start(self) -> None:
+        self._seat_waiting()
+        if not any(s.player is not None for s in self.seats):
+            raise p.ProtocolError(p.Code.WRONG_STATE, "at least one person must be seated")
+        for seat in self.seats:
+            if seat.player is None and seat.bot is None:
+                seat.bot, seat.auto = self.bot_level, True
+            if seat.player is not None and not seat.player.connected and seat.grace is None:
+                seat.grace = Timer(self.hub.config.grace, partial(self._takeover, seat))
+        meta = {
+            "room": self.code,
+            "game": self.game_no + 1,
+            "base_version": self.next_version,
+            "players": [s.player.name if s.player else f"bot level {s.bot}" for s in self.seats],
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        g = GameSession.deal(self.rules, self.game_no + 1, self.next_version, self.last_durak, meta)
+        store = self.hub.store
+        g.game_id = await store.create_game(self.code, g.game_no, g.base_version, g.header())
+        self.game, self.game_no, self.state = g, g.game_no, "playing"
+        self._last_move_at = asyncio.get_running_loop().time()
+        self.changed()
+        log.event(
+            "game_started",
+            room=self.code,
+            game=g.game_no,
+            game_id=g.game_id,
+            version=g.version,
+            seats=meta["players"],
+        )
+        self._paused = False
+        self._schedule_turn()
+        self.broadcast_room()
+        self._broadcast_frames()
+
+    # ------------------------------------------------------------ moves
+    async def move(self, player: Player, msg: p.Move) -> None:
+        received = time.perf_counter()
+        seat = self.seat_of(player)
+        if seat is None:
+            raise p.ProtocolError(p.Code.NOT_SEATED, "spectators cannot move", "move")
+        try:
+            action = Action.from_json(msg.action)
+        except ActionError as exc:
+            raise p.ProtocolError(p.Code.BAD_ACTION, str(exc), "move") from None
+        if action.seat != seat:
+            raise p.ProtocolError(
+                p.Code.FORGED_SEAT, f"you sit in seat {seat}, not seat {action.seat}", "move"
+            )
+        async with self.lock:
+            g = self.game
+            if g is None or self.state != "playing":
+                raise p.ProtocolError(p.Code.WRONG_STATE, "no game is being played", "move")
+            if msg.version != g.version:
+                raise p.ProtocolError(
+                    p.Code.STALE_VERSION,
+                    f"your move was made at version {msg.version} but the game is at "
+                    f"version {g.version}; look at the latest game frame",
+                    "move",
+                )
+            if g.to_move != seat:
+                raise p.ProtocolError(
+                    p.Code.NOT_YOUR_TURN, f"it is seat {g.to_move}'s turn, not yours", "move"
+                )
+            try:
+                await self._apply(action, "player", received)
+            except IllegalAction as exc:
+                raise p.ProtocolError(p.Code.ILLEGAL_MOVE, str(exc), "move") from None
+
+    async def _apply(self, action: Action, by: str, received: float | None = None) -> None:
+        """Apply, persist, schedule the next turn, broadcast (caller holds the lock).
+
+        ``received`` (``time.perf_counter()``) is when a player's move arrived; the
+        ``move`` log line then reports ``ms``, the server's time until the broadcast.
+        """
+        g = self.game
+        assert g is not None
+        loop = asyncio.get_running_loop()
+        applied = g.apply(action)
+        self._last_move_at = loop.time()
+        self.hub.moves += 1
+        if g.game_id is not None:
+            try:
+                idx = len(g.record.actions) - 1
+                await self.hub.store.add_move(g.game_id, idx, action.to_json())
+            except Exception as exc:
+                log.error("store_move_failed", room=self.code, error=repr(exc))
+        if applied.over:
+            self._cancel_turn()
+            await self.finish()
+        else:
+            self._schedule_turn()
+        self._broadcast_move(applied, by)
+        log.event(
+            "move",
+            room=self.code,
+            game=g.game_no,
+            version=applied.version,
+            seat=action.seat,
+            action=action.to_json(),
+            by=by,
+            ms=None if received is None else round((time.perf_counter() - received) * 1000, 2),
+        )
+        if applied.over:
+            assert g.result is not None
+            log.event(
+                "game_over",
+                room=self.code,
+                game=g.game_no,
+                game_id=g.game_id,
+                result=g.result.to_json(),
+                moves=len(g.record.actions),
+            )
+            over = self.game_over_message()
+            if over is not None:
+                text = p.encode(over).decode()
+                for pl in self.watchers():
+                    pl.send_raw(text)
+            self.broadcast_room()
+
+    async def finish(self) -> None:
+        """Record a finished game: the room's state, the stored record, the results."""
+        g = self.game
+        assert g is not None and g.result is not None
+        res = g.result
+        self.state = "over"
+        self.last_durak = res.durak
+        self.next_version = g.version + 1
+        levels = [s.bot for s in self.seats if s.player is None and s.bot is not None]
+        outcomes: list[tuple[str, str, int, str]] = []
+        if levels:
+            level = max(levels)
+            for s in self.seats:
+                if s.player is None:
+                    continue
+                if res.durak is None:
+                    outcome = "draw"
+                elif s.index == res.durak or s.index in res.team:
+                    outcome = "loss"
+                else:
+                    outcome = "win"
+                outcomes.append((s.player.key, s.player.name, level, outcome))
+        if g.game_id is not None:
+            try:
+                await self.hub.store.finish_game(
+                    g.game_id, g.record.to_json(res.to_json()), "finished", outcomes
+                )
+            except Exception as exc:
+                log.error("store_finish_failed", room=self.code, error=repr(exc))
+        self.changed()
+
+    def _broadcast_move(self, applied: Applied, by: str) -> None:
+        g = self.game
+        assert g is not None
+        event = p.Event(
+            game=g.game_no,
+            version=applied.version,
+            seat=applied.action.seat,
+            action=applied.action.to_json(),
+            by=by,
+            round_end=applied.round_end,
+            draws=applied.draws,
+            deck=applied.deck,
+        )
+        text = p.encode(event).decode()
+        for pl in self.watchers():
+            pl.send_raw(text)
+        self._broadcast_frames()
+
+    def _broadcast_frames(self) -> None:
+        """Each seated human gets its own view; spectators share one (no hand)."""
+        spectator_text: str | None = None
+        for pl in self.watchers():
+            if self.seat_of(pl) is None:
+                if spectator_text is None:
+                    frame = self.game_frame(pl)
+                    if frame is None:
+                        return
+                    spectator_text = p.encode(frame).decode()
+                pl.send_raw(spectator_text)
+            else:
+                frame = self.game_frame(pl)
+                if frame is not None:
+                    pl.send(frame)
+
+    # ------------------------------------------------------------ turns
+    def _schedule_turn(self) -> None:
+        """Arm whatever makes the next move happen: a bot, or a human's clock."""
+        self._cancel_turn()
+        g = self.game
+        if g is None or g.over or self.state != "playing" or g.to_move is None:
+            return
+        if not self.watched():
+            self._paused = True
+            return
+        seat = self.seats[g.to_move]
+        version = g.version
+        if seat.bot_moves:
+            by = "bot" if seat.player is None else "takeover"
+            self._start_bot(seat.index, version, by)
+        elif self.move_time:
+            self._turn_timer = Timer(
+                self.move_time * self.hub.config.move_time_scale,
+                lambda: self._start_bot(seat.index, version, "timeout"),
+            )
+
+    def _start_bot(self, seat: int, version: int, by: str) -> None:
+        self._turn_timer = None
+        self._turn_task = self.hub.tasks.spawn(
+            self._bot_turn(seat, version, by), f"bot-{self.code}-{version}"
+        )
+
+    def _cancel_turn(self) -> None:
+        if self._turn_timer is not None:
+            self._turn_timer.cancel()
+            self._turn_timer = None
+        task = self._turn_task
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+        self._turn_task = None
+
+    async def _bot_turn(self, seat: int, version: int, by: str) -> None:
+        g = self.game
+        if g is None or g.version != version:
+            return
+        level = self.seats[seat].bot or self.bot_level
+        action = await self.hub.pool.choose(level, view_of(g.state, seat))
+        loop = asyncio.get_running_loop()
+        wait = self._last_move_at + self.hub.config.bot_delay - loop.time()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        async with self.lock:
+            if self.game is not g or g.version != version or self.state != "playing":
+                return
+            # From here on nothing may cancel this task: a move half applied
+            # (state changed, not yet broadcast) would leave the table stuck.
+            if self._turn_task is asyncio.current_task():
+                self._turn_task = None
+            try:
+                await self._apply(action, by)
+            except IllegalAction as exc:  # pragma: no cover - the pool checks legality
+                log.error("bot_move_illegal", room=self.code, seat=seat, error=str(exc))
+
+    # ------------------------------------------------------------ closing
+    def shutdown(self) -> None:
+        """Stop every timer and task of this room (closing or server exit)."""
+        self.closed = True
+        self._cancel_turn()
+        for seat in self.seats:
+            self._cancel_grace(seat)
+
+
+def new_code() -> str:
+    """An unguessable invite code (96 random bits)."""
+    return secrets.token_urlsafe(12)

@@ -1,0 +1,400 @@
+"""Storage: players, rooms, games in progress and finished, results vs bots.
+
+Design (docs/protocol.md, "Storage", says the same for operators):
+
+* SQLAlchemy 2 Core with the ordinary **sync** engine, driven by **one
+  writer thread**.  Every database call is a job on that thread's queue; the
+  event loop awaits a future.  Why not async drivers: SQLite has one writer
+  anyway, so a single thread never sees "database is locked"; the thread
+  commits all jobs that queued up meanwhile in **one transaction** (group
+  commit), so a thousand tables moving at once cost a few commits a second,
+  not a thousand; and the same code runs on PostgreSQL through psycopg with
+  no async driver to add.
+* A game in progress is a ``games`` row holding the record's header (rules,
+  deal with its seed, meta) plus one ``moves`` row per action.  Appending a
+  move is one small insert, and after a crash ``GameRecord`` + moves replays
+  to exactly the position the players last saw: the server persists a move
+  *before* it broadcasts it.
+* A finished game stores the complete GameRecord JSON (with ``result``), the
+  same format as ``kozyr replay`` reads.
+* ``results`` keeps one row per human per finished game against bots, with
+  the bots' level, for per-player, per-level statistics.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any, TypeVar
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Connection,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import Engine, make_url
+
+from kozyr.engine.record import GameRecord
+
+from . import logging as log
+
+T = TypeVar("T")
+
+metadata = MetaData()
+
+players = Table(
+    "players",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("name", String(32), nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+
+rooms = Table(
+    "rooms",
+    metadata,
+    Column("code", String(40), primary_key=True),
+    Column("state", String(16), nullable=False),
+    Column("closed", Boolean, nullable=False, default=False),
+    #: Room settings and seats as JSON (see rooms.Room.to_store).
+    Column("data", Text, nullable=False),
+    Column("updated_at", Float, nullable=False),
+)
+
+games = Table(
+    "games",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("room", String(40), nullable=False, index=True),
+    Column("game_no", Integer, nullable=False),
+    Column("base_version", Integer, nullable=False),
+    #: GameRecord JSON: the header while playing, the whole record once finished.
+    Column("record", Text, nullable=False),
+    #: playing | finished | abandoned
+    Column("status", String(16), nullable=False),
+    Column("result", Text),
+    Column("started_at", Float, nullable=False),
+    Column("finished_at", Float),
+)
+
+moves = Table(
+    "moves",
+    metadata,
+    Column("game_id", Integer, primary_key=True),
+    Column("idx", Integer, primary_key=True),
+    Column("action", Text, nullable=False),
+    Column("at", Float, nullable=False),
+)
+
+results = Table(
+    "results",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("game_id", Integer, nullable=False),
+    Column("player", String(64), nullable=False, index=True),
+    Column("name", String(32), nullable=False),
+    Column("level", Integer, nullable=False),
+    #: win | loss | draw
+    Column("outcome", String(8), nullable=False),
+    Column("at", Float, nullable=False),
+)
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def make_engine(url: str) -> Engine:
+    """A SQLAlchemy engine; SQLite files get their directory created and WAL on."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True)
+    if parsed.database and parsed.database != ":memory:":
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(url)
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_conn: Any, _record: Any) -> None:
+        cur = dbapi_conn.cursor()
+        # WAL + synchronous=NORMAL: a commit survives the process being killed
+        # (kill -9); only a power cut may lose the last few commits.
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.execute("PRAGMA busy_timeout=5000")
+        cur.close()
+
+    return engine
+
+
+_Job = tuple[Callable[[Connection], Any] | dict[str, Any], Future[Any]]
+
+
+class Store:
+    """All database access, run on one thread; ``await store.call(fn)``.
+
+    A job is either a function of a connection or, for the hot path, a row of
+    ``moves``: the rows of a batch are inserted with one ``executemany``
+    (about twenty times cheaper than one insert statement per move).
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="kozyr-store", daemon=True)
+        self.commits = 0
+
+    # ------------------------------------------------------------ the thread
+    def start(self) -> None:
+        metadata.create_all(self.engine)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                break
+            batch = [job]
+            stop = False
+            while len(batch) < 1024:
+                try:
+                    nxt = self._jobs.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    stop = True
+                    break
+                batch.append(nxt)
+            self._run_batch(batch)
+            if stop:
+                break
+        self.engine.dispose()
+
+    def _run_batch(self, batch: list[_Job]) -> None:
+        """Run every job in one transaction (group commit); if one fails, run
+        them one by one so only the failing job reports the error."""
+        out: list[Any] = []
+        try:
+            with self.engine.begin() as conn:
+                rows = []
+                for fn, _ in batch:
+                    if isinstance(fn, dict):
+                        rows.append(fn)
+                        out.append(None)
+                    else:
+                        out.append(fn(conn))
+                if rows:
+                    conn.execute(insert(moves), rows)
+            self.commits += 1
+        except Exception as exc:
+            if len(batch) > 1:
+                for job in batch:
+                    self._run_batch([job])
+                return
+            fut = batch[0][1]
+            log.error("store_error", error=repr(exc))
+            if not fut.done():
+                fut.set_exception(exc)
+            return
+        for (_, fut), value in zip(batch, out, strict=True):
+            if not fut.done():
+                fut.set_result(value)
+
+    def submit(self, fn: Callable[[Connection], T]) -> Future[T]:
+        """Queue ``fn(conn)`` for the store thread (inside a transaction)."""
+        fut: Future[T] = Future()
+        self._jobs.put((fn, fut))
+        return fut
+
+    async def call(self, fn: Callable[[Connection], T]) -> T:
+        return await asyncio.wrap_future(self.submit(fn))
+
+    def close(self) -> None:
+        """Finish the queued jobs, then stop the thread."""
+        if self._thread.is_alive():
+            self._jobs.put(None)
+            self._thread.join(timeout=10)
+        else:
+            self.engine.dispose()
+
+    # ------------------------------------------------------------ players
+    async def add_player(self, key: str, name: str) -> None:
+        now = time.time()
+
+        def job(conn: Connection) -> None:
+            done = conn.execute(update(players).where(players.c.key == key).values(name=name))
+            if not done.rowcount:
+                conn.execute(insert(players).values(key=key, name=name, created_at=now))
+
+        await self.call(job)
+
+    async def player_name(self, key: str) -> str | None:
+        def job(conn: Connection) -> str | None:
+            row = conn.execute(select(players.c.name).where(players.c.key == key)).first()
+            return None if row is None else str(row[0])
+
+        return await self.call(job)
+
+    # ------------------------------------------------------------ rooms
+    def save_room(self, code: str, state: str, data: dict[str, Any], closed: bool = False) -> None:
+        """Queue an upsert of the room (not awaited: the queue keeps the order)."""
+        text = _dumps(data)
+        now = time.time()
+
+        def job(conn: Connection) -> None:
+            values = {"state": state, "closed": closed, "data": text, "updated_at": now}
+            done = conn.execute(update(rooms).where(rooms.c.code == code).values(**values))
+            if not done.rowcount:
+                conn.execute(insert(rooms).values(code=code, **values))
+
+        self.submit(job)
+
+    async def open_rooms(self) -> list[tuple[str, dict[str, Any]]]:
+        def job(conn: Connection) -> list[tuple[str, dict[str, Any]]]:
+            rows = conn.execute(
+                select(rooms.c.code, rooms.c.data).where(rooms.c.closed.is_(False))
+            ).all()
+            return [(str(code), json.loads(data)) for code, data in rows]
+
+        return await self.call(job)
+
+    # ------------------------------------------------------------ games
+    async def create_game(
+        self, room: str, game_no: int, base_version: int, header: dict[str, Any]
+    ) -> int:
+        text = _dumps(header)
+        now = time.time()
+
+        def job(conn: Connection) -> int:
+            res = conn.execute(
+                insert(games).values(
+                    room=room,
+                    game_no=game_no,
+                    base_version=base_version,
+                    record=text,
+                    status="playing",
+                    started_at=now,
+                )
+            )
+            key = res.inserted_primary_key
+            assert key is not None
+            return int(key[0])
+
+        return await self.call(job)
+
+    async def add_move(self, game_id: int, idx: int, action: dict[str, Any]) -> None:
+        """Append one action to a game in progress (returns once committed)."""
+        row = {"game_id": game_id, "idx": idx, "action": _dumps(action), "at": time.time()}
+        fut: Future[None] = Future()
+        self._jobs.put((row, fut))
+        await asyncio.wrap_future(fut)
+
+    async def finish_game(
+        self,
+        game_id: int,
+        record: dict[str, Any],
+        status: str,
+        outcomes: list[tuple[str, str, int, str]],
+    ) -> None:
+        """Store the whole record; ``outcomes`` are (player key, name, level, outcome)."""
+        text = _dumps(record)
+        result = _dumps(record.get("result")) if record.get("result") is not None else None
+        now = time.time()
+
+        def job(conn: Connection) -> None:
+            conn.execute(
+                update(games)
+                .where(games.c.id == game_id)
+                .values(record=text, status=status, result=result, finished_at=now)
+            )
+            for key, name, level, outcome in outcomes:
+                conn.execute(
+                    insert(results).values(
+                        game_id=game_id, player=key, name=name, level=level, outcome=outcome, at=now
+                    )
+                )
+
+        await self.call(job)
+
+    async def abandon_game(self, game_id: int) -> None:
+        def job(conn: Connection) -> None:
+            conn.execute(
+                update(games)
+                .where(games.c.id == game_id, games.c.status == "playing")
+                .values(status="abandoned", finished_at=time.time())
+            )
+
+        await self.call(job)
+
+    async def load_game(self, game_id: int) -> tuple[GameRecord, int, int] | None:
+        """(record so far, game number, base version) of a game, or None."""
+
+        def job(conn: Connection) -> tuple[str, int, int, list[str]] | None:
+            row = conn.execute(
+                select(games.c.record, games.c.game_no, games.c.base_version).where(
+                    games.c.id == game_id
+                )
+            ).first()
+            if row is None:
+                return None
+            acts = conn.execute(
+                select(moves.c.action).where(moves.c.game_id == game_id).order_by(moves.c.idx)
+            ).all()
+            return str(row[0]), int(row[1]), int(row[2]), [str(a[0]) for a in acts]
+
+        found = await self.call(job)
+        if found is None:
+            return None
+        header, game_no, base, acts = found
+        data = json.loads(header)
+        data["actions"] = [json.loads(a) for a in acts]
+        data.pop("result", None)
+        return GameRecord.from_json(data), game_no, base
+
+    async def finished_record(self, game_id: int) -> dict[str, Any] | None:
+        """The GameRecord JSON of a finished game (None while it is being played)."""
+
+        def job(conn: Connection) -> str | None:
+            row = conn.execute(
+                select(games.c.record).where(games.c.id == game_id, games.c.status == "finished")
+            ).first()
+            return None if row is None else str(row[0])
+
+        text = await self.call(job)
+        return None if text is None else dict(json.loads(text))
+
+    async def player_results(self, key: str) -> dict[int, dict[str, int]]:
+        """Per bot level: games, wins, losses, draws of one player."""
+
+        def job(conn: Connection) -> list[tuple[int, str, int]]:
+            rows = conn.execute(
+                select(results.c.level, results.c.outcome, func.count())
+                .where(results.c.player == key)
+                .group_by(results.c.level, results.c.outcome)
+            ).all()
+            return [(int(a), str(b), int(c)) for a, b, c in rows]
+
+        out: dict[int, dict[str, int]] = {}
+        for level, outcome, n in await self.call(job):
+            entry = out.setdefault(level, {"games": 0, "win": 0, "loss": 0, "draw": 0})
+            entry["games"] += n
+            entry[outcome] = entry.get(outcome, 0) + n
+        return dict(sorted(out.items()))

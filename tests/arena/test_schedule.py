@@ -1,0 +1,126 @@
+"""Duplicate deals, seat rotation, derived seeds and reproducible runs."""
+
+from collections import Counter
+
+import pytest
+
+from kozyr.arena import runner
+from kozyr.arena.schedule import (
+    Entrant,
+    Pairing,
+    build_schedule,
+    derive,
+    make_pairing,
+    rotations,
+)
+from kozyr.arena.spec import ArenaError, parse_spec, spec_label
+from kozyr.arena.summary import summarize
+from kozyr.engine.rules import Rules
+
+
+def test_rotations_cover_every_seat():
+    assert rotations((0, 1)) == [(0, 1), (1, 0)]
+    four = rotations((0, 1, 2, 3))
+    assert len(four) == 4
+    for seat in range(4):
+        # each entrant sits in each seat exactly once over the rotations
+        assert sorted(r[seat] for r in four) == [0, 1, 2, 3]
+    # Periodic line-ups (teams) only have their distinct rotations.
+    assert rotations((0, 1, 0, 1)) == [(0, 1, 0, 1), (1, 0, 1, 0)]
+    assert rotations((0, 1, 2, 0, 1, 2)) == [
+        (0, 1, 2, 0, 1, 2),
+        (2, 0, 1, 2, 0, 1),
+        (1, 2, 0, 1, 2, 0),
+    ]
+
+
+def test_make_pairing_labels_and_checks():
+    p = make_pairing(0, ["10", "4", "4", "4"], 4, 0)
+    assert [e.label for e in p.entrants] == ["level 10", "level 4 #1", "level 4 #2", "level 4 #3"]
+    assert p.label == "level 10, 3 × level 4"
+    assert make_pairing(0, ["10", "4"], 2, 0).label == "level 10 vs level 4"
+    with pytest.raises(ArenaError, match="4-player table needs 4 bots"):
+        make_pairing(0, ["10", "4"], 4, 0)
+    teams = make_pairing(0, ["10", "4"], 4, 2)
+    assert teams.base == (0, 1, 0, 1) and len(teams.rotations()) == 2
+    assert make_pairing(0, ["10", "4", "10", "4"], 4, 2).entrants == teams.entrants
+    with pytest.raises(ArenaError, match="must be one bot"):
+        make_pairing(0, ["10", "4", "4", "10"], 4, 2)
+
+
+def test_parse_spec():
+    assert parse_spec("random") == "random"
+    assert parse_spec(" Random ") == "random"
+    assert parse_spec("07") == "7"
+    assert parse_spec("level10") == "10"
+    assert parse_spec("L3") == "3"
+    for bad in ("0", "11", "minimax", "", "-1"):
+        with pytest.raises(ArenaError, match="unknown bot"):
+            parse_spec(bad)
+    assert spec_label("7") == "level 7" and spec_label("random") == "random"
+
+
+def test_each_deal_is_played_in_every_rotation():
+    pairings = [make_pairing(0, ["random"] * 3, 3, 0), make_pairing(1, ["random"] * 3, 3, 0)]
+    blocks = build_schedule(pairings, deals=5, seed=42)
+    assert len(blocks) == 2 * 5
+    deal_seeds_by_pairing = {0: [], 1: []}
+    for block in blocks:
+        assert len(block) == 3
+        assert len({g.deal_seed for g in block}) == 1  # one deal per block
+        assert len({g.game_seed for g in block}) == 3  # distinct games
+        assert sorted(g.seats for g in block) == sorted(rotations((0, 1, 2)))
+        deal_seeds_by_pairing[block[0].pairing].append(block[0].deal_seed)
+    # Every pairing plays the same deals, and the deals differ.
+    assert deal_seeds_by_pairing[0] == deal_seeds_by_pairing[1]
+    assert len(set(deal_seeds_by_pairing[0])) == 5
+
+
+def test_seeds_are_derived_and_portable():
+    assert derive(1, 2) == derive(1, 2)
+    assert derive(1, 2) != derive(2, 1)
+    assert all(0 <= derive(s, d) < 2**53 for s in range(20) for d in range(20))
+    a = build_schedule([make_pairing(0, ["random"] * 2, 2, 0)], 3, seed=5)
+    b = build_schedule([make_pairing(0, ["random"] * 2, 2, 0)], 3, seed=5)
+    c = build_schedule([make_pairing(0, ["random"] * 2, 2, 0)], 3, seed=6)
+    assert a == b and a != c
+
+
+def _run(seed, players=2, deals=6):
+    rules = Rules(players=players)
+    pairings = [make_pairing(0, ["random"] * players, players, 0)]
+    blocks = build_schedule(pairings, deals, seed)
+    return pairings, runner.run(rules, pairings, blocks, workers=1)
+
+
+def test_same_seed_same_results():
+    p, first = _run(9, players=3)
+    _, second = _run(9, players=3)
+    _, other = _run(10, players=3)
+    assert first == second
+    assert first != other
+    assert len(first) == 6 * 3
+    assert [(g.deal, g.rotation) for g in first] == [(d, r) for d in range(6) for r in range(3)]
+    summary = summarize(p, first, 6)
+    assert summary.games == 18
+    assert sum(s.duraks for s in summary.pairings[0].sides) + summary.pairings[0].draws == 18
+
+
+def test_chunks_keep_blocks_whole():
+    pairings = [make_pairing(0, ["random"] * 4, 4, 0)]
+    blocks = build_schedule(pairings, 100, 1)
+    chunks = runner.chunk_blocks(blocks, workers=2)
+    assert sum(len(c) for c in chunks) == 400
+    assert all(len(c) % 4 == 0 for c in chunks)
+    assert len(chunks) > 2
+    count = Counter(g.deal for c in chunks for g in c)
+    assert set(count.values()) == {4}
+
+
+def test_worker_errors_reach_the_caller():
+    """A bot that fails inside a worker process stops the run with its message."""
+    rules = Rules(players=2)
+    broken = Pairing(0, (Entrant("random", "random"), Entrant("99", "level 99")), (0, 1))
+    blocks = build_schedule([broken], 40, 1)
+    with pytest.raises(ArenaError, match="cannot create bot level 99"):
+        runner.run(rules, [broken], blocks, workers=2)

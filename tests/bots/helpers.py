@@ -1,0 +1,61 @@
+"""Shared helpers for the bot tests: rule sets, positions and reduced levels.
+
+Search levels (5–10) are played here with their budgets divided by
+``REDUCE`` so that whole games fit in the test time; the code paths (sampling,
+rollouts, endgame solver, time cap) are the same as at full budget.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from kozyr.bots.base import Bot
+from kozyr.bots.levels import LEVELS, bot_for
+from kozyr.engine.rules import Rules
+from kozyr.engine.state import GameState
+
+#: Budget divisor for search levels in tests.
+REDUCE = 40
+
+RULE_SETS: list[Rules] = [
+    Rules(players=2),
+    Rules(players=2, deck=24),
+    Rules(players=2, deck=52, variant="perevodnoy"),
+    Rules(players=3, deck=24, lead_multiple=False, first_round_cap="first_round"),
+    Rules(players=4, teams="2v2"),
+    Rules(players=4, variant="perevodnoy", transfer_show_trump=True),
+    Rules(players=4, deck=24, variant="perevodnoy", throw_in="neighbours"),
+    Rules(players=5, deck=52, first_round_cap="until_first_bito"),
+    Rules(players=6, deck=52),
+    Rules(players=6, teams="3v3", variant="perevodnoy", transfer_show_trump=True),
+    Rules(players=6, teams="2v2v2", deck=36),
+]
+
+
+def reduced_bot(level: int, seed: int) -> Bot:
+    """The bot of ``level``; search levels with their budget divided by REDUCE."""
+    spec = LEVELS[level]
+    if spec.search is not None:
+        cfg = spec.search
+        spec = replace(
+            spec,
+            search=cfg._replace(
+                steps=max(200, cfg.steps // REDUCE),
+                endgame_nodes=max(200, cfg.endgame_nodes // REDUCE),
+            ),
+        )
+    return bot_for(spec, seed)
+
+
+def random_position(rules: Rules, seed: int, steps: int) -> GameState:
+    """The state after up to ``steps`` random actions from the deal of ``seed``
+    (stops one action before the end, so the game is never over)."""
+    state = GameState.from_seed(rules, seed)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        before = state.copy()
+        state.do(state.sample_action(rng.random()))
+        if state.game_over:
+            return before
+    return state

@@ -1,0 +1,44 @@
+"""``kozyr bench bots`` runs and prints one row per level."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kozyr.bots.bench import parse_levels
+from kozyr.cli.main import main
+
+
+def test_parse_levels() -> None:
+    assert parse_levels("1-10") == list(range(1, 11))
+    assert parse_levels("5,10") == [5, 10]
+    assert parse_levels("1-3, 8") == [1, 2, 3, 8]
+    for bad in ("0-3", "x", "", "9-11", "5-3"):
+        with pytest.raises(ValueError):
+            parse_levels(bad)
+
+
+def test_bench_bots_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "bots", "--levels", "2,5", "--seconds", "0.2", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["level"] for r in rows] == [2, 5]
+    for r in rows:
+        assert r["decisions"] > 0 and r["median_ms"] > 0 and r["max_ms"] >= r["median_ms"]
+    assert rows[1]["iterations_per_s"] > 0 and rows[1]["steps_per_s"] > 0
+    assert rows[0]["iterations_per_s"] == 0
+
+
+def test_bench_bots_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "bots", "--levels", "1", "--seconds", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "level" in out and "median" in out
+    assert main(["bench", "bots", "--levels", "12"]) == 2
+
+
+def test_match_command(capsys: pytest.CaptureFixture[str]) -> None:
+    from kozyr.bots.match import main as match_main
+
+    assert match_main(["4", "1", "--deals", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "level 4 vs level 1" in out and "4 games" in out

@@ -1,0 +1,284 @@
+"""Passphrases and their throttle, reconnection with a token, leaving, and a
+kill -9 of the server in the middle of a game."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+import time
+from pathlib import Path
+
+from websockets.asyncio.client import connect
+
+from .harness import Client, ServerProcess, check_frames, http, play_out
+
+
+def test_passphrase_throttled_per_address_and_room(server: ServerProcess) -> None:
+    async def scenario() -> None:
+        host, guest = Client(server.ws_url, "host"), Client(server.ws_url, "guest")
+        await host.connect()
+        await host.send(
+            {
+                "type": "create_room",
+                "visibility": "private",
+                "passphrase": "open sesame",
+                "move_time": None,
+            }
+        )
+        code = (await host.expect("room"))["room"]["code"]
+        await guest.connect()
+        await guest.send({"type": "join", "room": code})
+        first = await guest.expect("error")
+        assert first["code"] == "wrong_passphrase" and first["retry_after"] == 0.4
+        # Even the right passphrase is not checked while the back-off runs.
+        await guest.send({"type": "join", "room": code, "passphrase": "open sesame"})
+        held = await guest.expect("error")
+        assert held["code"] == "throttled" and 0 < held["retry_after"] <= 0.4
+        await asyncio.sleep(held["retry_after"] + 0.05)
+        await guest.send({"type": "join", "room": code, "passphrase": "open sesamE"})
+        second = await guest.expect("error")
+        assert second["code"] == "wrong_passphrase" and second["retry_after"] == 0.8
+
+        # The back-off is per address: another loopback address may try at once.
+        other = Client(server.ws_url, "other")
+        other.ws = await connect(server.ws_url, local_addr=("127.0.0.2", 0), max_queue=None)
+        await other.send({"type": "hello", "name": "other"})
+        await other.expect("welcome")
+        await other.send({"type": "join", "room": code, "passphrase": "open sesame"})
+        room = await other.expect("room")
+        assert room["you"]["seat"] == 1 and room["room"]["has_passphrase"]
+
+        await asyncio.sleep(0.85)
+        await guest.send({"type": "join", "room": code, "passphrase": "open sesame"})
+        room = await guest.expect("room")
+        assert room["you"]["seat"] == 2
+        assert server.alive()
+        for c in (host, guest, other):
+            await c.close()
+
+    asyncio.run(scenario())
+
+
+def test_disconnect_bot_takes_over_then_reconnect_resyncs(server: ServerProcess) -> None:
+    async def scenario() -> None:
+        rng = random.Random(5)
+        anna, boris = Client(server.ws_url, "anna"), Client(server.ws_url, "boris")
+        await anna.connect()
+        await anna.send(
+            {
+                "type": "create_room",
+                "seats": 3,
+                "visibility": "private",
+                "move_time": None,
+                "bot_level": 1,
+            }
+        )
+        code = (await anna.expect("room"))["room"]["code"]
+        await boris.connect()
+        await boris.send({"type": "join", "room": code})
+        await boris.expect("room")
+        await anna.send({"type": "start"})
+        await anna.expect("game")
+        await boris.expect("game")
+        await play_out([anna, boris], rng, moves=4)
+        old_frames = list(boris.frames)
+        await boris.close()
+        # Anna plays on; after the grace period a bot moves for boris's seat.
+        seen_takeover = False
+        while not seen_takeover and not anna.over:
+            frame = await anna.recv(20)
+            if frame["type"] == "room":
+                seat = frame["room"]["seats"][1]
+                assert seat["name"] == "boris"
+                if seat["away"]:
+                    assert not seat["connected"] and seat["bot"] == 1
+            if frame["type"] == "event" and frame["by"] == "takeover":
+                seen_takeover = True
+            if frame["type"] == "game" and frame["legal"]:
+                await anna.send(
+                    {
+                        "type": "move",
+                        "action": rng.choice(frame["legal"]),
+                        "version": frame["version"],
+                    }
+                )
+        assert seen_takeover or anna.over
+        # Boris comes back with his token: same seat, full resync.
+        back = Client(server.ws_url, "boris")
+        back.frames = old_frames
+        welcome = await back.connect(boris.token)
+        assert welcome["resumed"] and welcome["room"] == code and welcome["token"] == boris.token
+        room = await back.expect("room")
+        assert room["you"]["seat"] == 1
+        assert room["room"]["seats"][1]["connected"] and not room["room"]["seats"][1]["away"]
+        if not anna.over:
+            frame = await back.expect("game")
+            assert (
+                frame["seat"] == 1 and len(frame["view"]["hand"]) == frame["view"]["hand_counts"][1]
+            )
+            await play_out([anna, back], rng)
+        _status, record = http("GET", server.url + anna.over[-1]["record"])
+        assert check_frames([anna, back], record) > 10
+        await anna.close()
+        await back.close()
+
+    asyncio.run(scenario())
+
+
+def test_leaving_mid_game_hands_the_seat_to_a_bot(server: ServerProcess) -> None:
+    async def scenario() -> None:
+        rng = random.Random(9)
+        anna, boris = Client(server.ws_url, "anna"), Client(server.ws_url, "boris")
+        await anna.connect()
+        await anna.send({"type": "create_room", "seats": 2, "move_time": 60, "bot_level": 2})
+        code = (await anna.expect("room"))["room"]["code"]
+        await boris.connect()
+        await boris.send({"type": "join", "room": code})
+        await boris.expect("room")
+        await anna.send({"type": "start"})
+        await anna.expect("game")
+        await anna.send({"type": "leave"})
+        await anna.expect("left")
+        # The host left: boris is the host now and a bot plays anna's seat.
+        room = await boris.expect("room")
+        while room["room"]["seats"][0]["human"]:
+            room = await boris.expect("room")
+        assert room["you"]["host"] and room["room"]["seats"][0]["bot"] == 2
+        await play_out([boris], rng)
+        assert boris.over
+        await anna.close()
+        await boris.close()
+
+    asyncio.run(scenario())
+
+
+def test_kill_9_mid_game_then_restart_resumes_every_table(tmp_path: Path) -> None:
+    static = tmp_path / "static"
+    static.mkdir()
+    (static / "index.html").write_text("<h1>Kozyr</h1>")
+    srv = ServerProcess(
+        tmp_path / "crash.db", "--rate", "200", "--burst", "200", "--static", str(static)
+    )
+    srv.extra += ["--bot-delay", "0.05"]  # later options win over the harness's 0
+    srv.start()
+    assert http("GET", srv.url + "/") == (200, "<h1>Kozyr</h1>")
+
+    async def quiet(clients: list[Client], humans: set[int]) -> dict[str, dict]:
+        """Wait until a human is to move and nothing more arrives; the last frames."""
+        while True:
+            for c in clients:
+                try:
+                    while True:
+                        await c.recv(0.4)
+                except TimeoutError:
+                    pass
+            games = {c.name: c.game for c in clients}
+            if all(g is not None for g in games.values()):
+                versions = {g["version"] for g in games.values() if g}
+                moving = next(iter(games.values()))
+                if len(versions) == 1 and moving and moving["to_move"] in humans:
+                    return games  # type: ignore[return-value]
+
+    async def scenario() -> None:
+        rng = random.Random(21)
+        anna, boris = Client(srv.ws_url, "anna"), Client(srv.ws_url, "boris")
+        await anna.connect()
+        await anna.send(
+            {
+                "type": "create_room",
+                "seats": 4,
+                "visibility": "private",
+                "move_time": None,
+                "bot_level": 1,
+            }
+        )
+        code = (await anna.expect("room"))["room"]["code"]
+        await boris.connect()
+        await boris.send({"type": "join", "room": code})
+        await boris.expect("room")
+        await anna.send({"type": "start"})
+        await play_out([anna, boris], rng, moves=8)
+        before = await quiet([anna, boris], {0, 1})
+        srv.kill()
+        assert not srv.alive()
+        for c in (anna, boris):
+            await c.close()
+
+        srv.start()  # same database, new port
+        back = {c.name: Client(srv.ws_url, c.name) for c in (anna, boris)}
+        for old in (anna, boris):
+            new = back[old.name]
+            new.frames = list(old.frames)
+            welcome = await new.connect(old.token)
+            assert welcome["resumed"] and welcome["room"] == code
+        after = {}
+        for name, c in back.items():
+            after[name] = await c.expect("game")
+        for name in ("anna", "boris"):
+            old_frame, new_frame = before[name], after[name]
+            assert new_frame["version"] == old_frame["version"]
+            assert new_frame["view"]["hand"] == old_frame["view"]["hand"]
+            assert new_frame["view"]["table"] == old_frame["view"]["table"]
+        view = after["anna"]["view"]
+        table = [c for pair in view["table"] for c in pair.values() if c]
+        cards = after["anna"]["view"]["hand"] + after["boris"]["view"]["hand"]
+        assert len(set(cards)) == len(cards)
+        total = sum(view["hand_counts"]) + len(table) + view["discard"] + view["deck"]
+        assert total == 36
+        await play_out(list(back.values()), rng)
+        status, record = http("GET", srv.url + back["anna"].over[-1]["record"])
+        assert status == 200
+        assert check_frames(list(back.values()), record) > 20
+        for c in back.values():
+            await c.close()
+
+    try:
+        asyncio.run(scenario())
+        assert srv.events("room_recovered")
+        # Bot moves are paced: never sooner than --bot-delay after the move before.
+        moves = srv.events("move")
+        gaps = sorted(_ts(b) - _ts(a) for a, b in itertools.pairwise(moves) if b["by"] == "bot")
+        assert gaps and gaps[len(gaps) // 2] >= 0.045 and gaps[0] >= 0.02, gaps[:5]
+    finally:
+        srv.stop()
+
+
+def _ts(line: dict) -> float:
+    from datetime import datetime
+
+    return datetime.strptime(line["ts"], "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()
+
+
+def test_structured_logs_one_json_line_per_event(server: ServerProcess) -> None:
+    async def scenario() -> None:
+        c = Client(server.ws_url, "logger")
+        await c.connect()
+        await c.send({"type": "teleport"})
+        await c.expect("error")
+        await c.send({"type": "create_room", "seats": 2, "visibility": "private", "start": True})
+        await play_out([c], random.Random(1))
+        await c.close()
+
+    asyncio.run(scenario())
+    time.sleep(0.3)  # the server writes its log from a background thread
+    assert all(line.get("event") != "raw" for line in server.lines), [
+        line for line in server.lines if line.get("event") == "raw"
+    ][:3]
+    seen = {line["event"] for line in server.lines}
+    for name in (
+        "listening",
+        "ws_open",
+        "ws_close",
+        "hello",
+        "room_created",
+        "game_started",
+        "move",
+        "game_over",
+        "error",
+    ):
+        assert name in seen, name
+    move = next(line for line in server.lines if line["event"] == "move")
+    assert {"ts", "level", "room", "game", "version", "seat", "action", "by"} <= set(move)
+    error = next(line for line in server.lines if line["event"] == "error")
+    assert error["code"] and error["message"]

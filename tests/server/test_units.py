@@ -1,0 +1,228 @@
+"""Unit tests of the server's pure parts: protocol, limits, sessions, bots, store."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import pytest
+
+from kozyr.engine.actions import Action, Kind
+from kozyr.engine.rules import Rules
+from kozyr.engine.state import GameState
+from kozyr.engine.view import view_of
+from kozyr.server import protocol as p
+from kozyr.server.bot_pool import BotPool, choose_in_worker, view_from_wire, view_to_wire
+from kozyr.server.game_session import GameSession
+from kozyr.server.lobby import check_name
+from kozyr.server.ratelimit import PassphraseThrottle, TokenBucket
+from kozyr.server.store import Store
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+# ---------------------------------------------------------------- protocol
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [
+        ("{", "bad_json"),
+        (b"\xff", "bad_json"),
+        ("42", "invalid_message"),
+        ('{"name": "x"}', "invalid_message"),
+        ('{"type": 5}', "invalid_message"),
+        ('{"type": "fly"}', "unknown_type"),
+        ('{"type": "hello", "name": "ab"}', "invalid_message"),
+        ('{"type": "hello", "name": "abcdefghijklm"}', "invalid_message"),
+        ('{"type": "hello", "name": "abc", "x": 1}', "invalid_message"),
+        ('{"type": "create_room", "seats": 1}', "invalid_message"),
+        ('{"type": "create_room", "move_time": 45}', "invalid_message"),
+        ('{"type": "create_room", "bot_level": 11}', "invalid_message"),
+        ('{"type": "move", "action": {}, "version": -1}', "invalid_message"),
+        ('{"type": "join", "room": "../../etc/passwd"}', "invalid_message"),
+        ('{"type": "hello", "name": "abc", "token": "short"}', "invalid_message"),
+    ],
+)
+def test_decode_refuses_with_a_specific_code(raw: str | bytes, code: str) -> None:
+    with pytest.raises(p.ProtocolError) as info:
+        p.decode(raw)
+    assert info.value.code == code and info.value.message
+
+
+def test_decode_accepts_every_client_type() -> None:
+    assert isinstance(p.decode('{"type": "hello", "name": "Анна"}'), p.Hello)
+    msg = p.decode('{"type": "create_room", "seats": 3, "rules": {"deck": 52}, "move_time": null}')
+    assert isinstance(msg, p.CreateRoom) and msg.move_time is None and msg.seats == 3
+    move = p.decode('{"type": "move", "action": {"seat": 0, "type": "take"}, "version": 4}')
+    assert isinstance(move, p.Move) and move.version == 4
+    for kind in ("start", "back_to_room", "rematch", "leave", "sync"):
+        assert p.type_of(p.decode(f'{{"type": "{kind}"}}')) == kind
+    assert {
+        "hello",
+        "create_room",
+        "join",
+        "seat_bot",
+        "free_seat",
+        "start",
+        "move",
+        "back_to_room",
+        "rematch",
+        "leave",
+        "sync",
+    } == p.CLIENT_TYPES
+
+
+def test_server_messages_encode_with_their_type() -> None:
+    err = p.encode(p.Error(code="x", message="y", retry_after=1.5))
+    assert err.startswith(b'{"type":"error"') and b'"retry_after":1.5' in err
+
+
+def test_names() -> None:
+    assert check_name("  Anna   K ") == "Anna K"
+    assert check_name("tab\there") == "tab here"
+    for bad in ("ab", "  a   ", "nul\x00x", "x" * 13):
+        with pytest.raises(p.ProtocolError):
+            check_name(bad)
+
+
+# ---------------------------------------------------------------- limits
+def test_token_bucket_allows_bursts_then_the_rate() -> None:
+    clock = Clock()
+    bucket = TokenBucket(rate=2, burst=3, clock=clock)
+    assert [bucket.allow() for _ in range(4)] == [True, True, True, False]
+    assert bucket.violations == 1
+    clock.now += 0.5
+    assert bucket.allow() and not bucket.allow()
+    clock.now += 100
+    assert sum(bucket.allow() for _ in range(10)) == 3
+
+
+def test_passphrase_backoff_doubles_per_address_and_room() -> None:
+    clock = Clock()
+    t = PassphraseThrottle(base=1.0, cap=5.0, clock=clock)
+    assert t.wait("a", "r") == 0
+    assert t.failed("a", "r") == 1.0
+    assert t.wait("a", "r") == 1.0 and t.wait("b", "r") == 0 and t.wait("a", "s") == 0
+    clock.now += 1.0
+    assert t.failed("a", "r") == 2.0
+    assert t.failed("a", "r") == 4.0 and t.failed("a", "r") == 5.0  # capped
+    t.succeeded("a", "r")
+    assert t.wait("a", "r") == 0
+    t.failed("c", "r")
+    clock.now += 100
+    t.prune()
+    assert t.wait("c", "r") == 0
+
+
+# ---------------------------------------------------------------- sessions
+def test_session_events_are_public_and_draws_add_up() -> None:
+    rng = random.Random(2)
+    for players, variant in ((2, "podkidnoy"), (4, "perevodnoy"), (6, "podkidnoy")):
+        s = GameSession.deal(Rules(players=players, variant=variant), 1, 10)
+        assert s.version == 10
+        deck = s.state.deck_count
+        while not s.over:
+            applied = s.apply(rng.choice(s.state.legal_actions()))
+            assert applied.version == s.version
+            if applied.round_end:
+                assert applied.draws is not None and sum(applied.draws) == deck - applied.deck
+            else:
+                assert applied.draws is None and applied.deck == deck
+            deck = applied.deck
+            spect = s.spectator_json()
+            assert "hand" not in spect and spect["seat"] is None
+        again = GameSession.resume(s.record, 1, 10)
+        assert again.state.to_json() == s.state.to_json() and again.version == s.version
+        assert (
+            sum(s.cards_left()) == s.state.hands[s.result.durak].bit_count()
+            if (s.result and s.result.durak is not None)
+            else True
+        )
+
+
+def test_rematch_deal_carries_the_previous_durak() -> None:
+    s = GameSession.deal(Rules(first_attacker="after_durak"), 2, 50, previous_durak=3)
+    assert s.record.deal.previous_durak == 3
+    assert s.header()["deal"]["previous_durak"] == 3 and s.header()["actions"] == []
+    assert s.state.to_move == 0  # the seat after the durak leads
+
+
+# ---------------------------------------------------------------- bots
+def test_views_cross_process_boundaries_as_tuples() -> None:
+    state = GameState.from_seed(Rules(players=3, variant="perevodnoy"), 9)
+    rng = random.Random(1)
+    while not state.game_over:
+        view = view_of(state, state.to_move or 0)
+        assert view_from_wire(view_to_wire(view)) == view
+        seat, kind, cards, target = choose_in_worker(1, view_to_wire(view))
+        assert Action(seat, Kind(kind), cards, target) in view.legal
+        state.do(rng.choice(state.legal_actions()))
+
+
+def test_bot_pool_in_a_thread_and_in_processes() -> None:
+    state = GameState.from_seed(Rules(), 4)
+    view = view_of(state, state.to_move or 0)
+
+    async def ask(workers: int) -> Action:
+        pool = BotPool(workers)
+        try:
+            await pool.warm_up()
+            return await pool.choose(2, view)
+        finally:
+            pool.shutdown()
+
+    assert asyncio.run(ask(0)) in view.legal
+    assert asyncio.run(ask(1)) in view.legal
+
+
+# ---------------------------------------------------------------- store
+def test_store_keeps_games_moves_records_and_results(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'db' / 'k.db'}")
+        store.start()
+        try:
+            s = GameSession.deal(Rules(players=2), 1, 0, meta={"room": "r"})
+            gid = await store.create_game("r", 1, 0, s.header())
+            rng = random.Random(5)
+            moves = []
+            while not s.over:
+                a = rng.choice(s.state.legal_actions())
+                s.apply(a)
+                moves.append(store.add_move(gid, len(s.record.actions) - 1, a.to_json()))
+                if len(s.record.actions) == 10:
+                    await asyncio.gather(*moves)
+                    moves = []
+                    loaded = await store.load_game(gid)
+                    assert loaded is not None and loaded[0].actions == s.record.actions[:10]
+                    assert await store.finished_record(gid) is None
+            await asyncio.gather(*moves)
+            assert s.result is not None
+            await store.finish_game(
+                gid, s.record.to_json(s.result.to_json()), "finished", [("k1", "anna", 3, "win")]
+            )
+            record = await store.finished_record(gid)
+            assert record is not None and record["result"] == s.result.to_json()
+            assert len(record["actions"]) == len(s.record.actions)
+            await store.add_player("k1", "anna")
+            await store.add_player("k1", "anya")
+            assert await store.player_name("k1") == "anya"
+            assert await store.player_name("nobody") is None
+            assert await store.player_results("k1") == {
+                3: {"games": 1, "win": 1, "loss": 0, "draw": 0}
+            }
+            store.save_room("r", "lobby", {"x": 1})
+            store.save_room("r", "playing", {"x": 2})
+            assert await store.open_rooms() == [("r", {"x": 2})]
+            store.save_room("r", "over", {"x": 3}, closed=True)
+            assert await store.open_rooms() == []
+            assert store.commits < 40  # moves were group-committed
+        finally:
+            store.close()
+
+    asyncio.run(scenario())
