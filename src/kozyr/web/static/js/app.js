@@ -1,0 +1,969 @@
+// Kozyr's browser client: screens, connections and the flow between them.
+//
+// Screens: start -> room (lobby) -> table (with the result on top) -> room.
+// Online play uses one WebSocket connection (net.js). Pass-and-play opens one
+// connection per person on this device, all seated in one private room on the
+// server, and shows one seat at a time behind a privacy screen (see README.md).
+
+import { $, $$, fill, h } from "./dom.js";
+import { LANGUAGES, applyI18n, pickLanguage, setLanguage, t } from "./i18n.js";
+import { Conn } from "./net.js";
+import { rulesForm, summary } from "./rules.js";
+import { autoLevel, recordAuto, store } from "./store.js";
+import { TableView, seatName } from "./table.js";
+
+const S = {
+  mode: "online", // "online" | "pnp"
+  conn: null, // the player's connection (online)
+  pnp: null, // {conns: [Conn], names: [string]}
+  room: null,
+  you: null,
+  frames: new Map(), // seat -> {frame, receivedAt}
+  events: new Map(), // version -> event message
+  over: null,
+  shownSeat: null, // pass-and-play: whose cards are shown
+  revealed: true,
+  switchTimer: null,
+  pendingJoin: null, // invite code from the URL
+  resultShownFor: null,
+  autoCounted: new Set(),
+};
+
+const table = new TableView({
+  move: (action, version) => moveConn().send({ type: "move", action, version }),
+  leave: () => leaveRoom(),
+  announce: (text) => announce(text),
+});
+const forms = {};
+
+// ============================================================ helpers
+function announce(text) {
+  const el = $("#announcer");
+  el.textContent = "";
+  setTimeout(() => (el.textContent = text), 30);
+}
+
+let toastTimer = null;
+function toast(text) {
+  const el = $("#toast");
+  el.textContent = text;
+  el.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (el.hidden = true), 4500);
+}
+
+function errorText(msg) {
+  const key = `errors.${msg.code}`;
+  const text = t(key);
+  return text === key ? msg.message : text;
+}
+
+function banner(text, button) {
+  const el = $("#conn-banner");
+  if (!text) {
+    el.hidden = true;
+    return;
+  }
+  fill(el, h("span", {}, text), button || null);
+  el.hidden = false;
+}
+
+function guestName() {
+  return `${t("start.guest")}${Math.floor(1000 + Math.random() * 9000)}`.slice(0, 12);
+}
+
+function validName(name) {
+  const clean = String(name || "").split(/\s+/).filter(Boolean).join(" ");
+  return clean.length >= 3 && clean.length <= 12 ? clean : null;
+}
+
+function setUrlRoom(code) {
+  const url = new URL(location.href);
+  if (code) url.searchParams.set("room", code);
+  else url.searchParams.delete("room");
+  if (url.href !== location.href) history.replaceState(null, "", url.href);
+}
+
+function currentFrame() {
+  if (S.mode === "pnp") return S.shownSeat === null ? null : S.frames.get(S.shownSeat) || null;
+  return S.frames.get("me") || null;
+}
+
+function moveConn() {
+  if (S.mode === "pnp") return S.pnp.conns[S.shownSeat] || S.pnp.conns[0];
+  return S.conn;
+}
+
+function hostConn() {
+  return S.mode === "pnp" ? S.pnp.conns[0] : S.conn;
+}
+
+// ============================================================ screens
+function show(screen) {
+  for (const el of $$(".screen")) el.hidden = el.id !== `screen-${screen}`;
+  document.body.dataset.screen = screen;
+}
+
+function route() {
+  const room = S.room;
+  if (!room) {
+    show("start");
+    return;
+  }
+  if (room.state === "lobby") {
+    S.over = null;
+    S.frames.clear();
+    S.events.clear();
+    renderRoom();
+    show("room");
+    $("#result").hidden = true;
+    return;
+  }
+  if (currentFrame() || (S.mode === "pnp" && S.frames.size)) {
+    renderTable();
+    show("table");
+  } else {
+    show("loading");
+  }
+}
+
+// ============================================================ start screen
+function setupStart() {
+  const tabs = $$('[role="tab"]');
+  const select = (tab) => {
+    for (const other of tabs) {
+      const on = other === tab;
+      other.setAttribute("aria-selected", String(on));
+      other.tabIndex = on ? 0 : -1;
+      $(`#${other.getAttribute("aria-controls")}`).hidden = !on;
+    }
+    if (tab.id === "tab-join") loadPublicRooms();
+  };
+  for (const tab of tabs) {
+    tab.addEventListener("click", () => select(tab));
+    tab.addEventListener("keydown", (ev) => {
+      const i = tabs.indexOf(tab);
+      let j = null;
+      if (ev.key === "ArrowRight") j = (i + 1) % tabs.length;
+      if (ev.key === "ArrowLeft") j = (i - 1 + tabs.length) % tabs.length;
+      if (j !== null) {
+        select(tabs[j]);
+        tabs[j].focus();
+        ev.preventDefault();
+      }
+    });
+  }
+  S.selectTab = (id) => select($(`#${id}`));
+
+  for (const slot of $$(".rules-slot")) forms[slot.dataset.prefix] = rulesForm(slot, slot.dataset.prefix);
+  const cpuBots = $("#cpu-bots");
+  const onSeats = $("#on-seats");
+  const pnpCount = $("#pnp-count");
+  cpuBots.addEventListener("change", () => forms.cpu.setPlayers(Number(cpuBots.value) + 1));
+  onSeats.addEventListener("change", () => forms.on.setPlayers(Number(onSeats.value)));
+  pnpCount.addEventListener("change", () => {
+    forms.pnp.setPlayers(Number(pnpCount.value));
+    renderPnpNames();
+  });
+  forms.cpu.setPlayers(Number(cpuBots.value) + 1);
+  forms.on.setPlayers(Number(onSeats.value));
+  forms.pnp.setPlayers(Number(pnpCount.value));
+
+  for (const radio of $$('#panel-online input[name="visibility"]')) {
+    radio.addEventListener("change", () => {
+      const priv = $('#panel-online input[name="visibility"]:checked').value === "private";
+      $("#on-pass-field").hidden = !priv;
+      const noClock = $('#on-time option[value=""]');
+      noClock.disabled = !priv;
+      if (!priv && $("#on-time").value === "") $("#on-time").value = "30";
+    });
+  }
+  $('#on-time option[value=""]').disabled = true;
+
+  $("#panel-computer").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    playComputer();
+  });
+  $("#panel-online").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    createOnline();
+  });
+  $("#panel-join").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const code = parseCode($("#join-code").value);
+    if (!code) {
+      toast(t("errors.no_such_room"));
+      return;
+    }
+    joinRoom(code, $("#join-pass").value || null);
+  });
+  $("#panel-pnp").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    startPnp();
+  });
+  $("#refresh-rooms").addEventListener("click", loadPublicRooms);
+  $("#player-name").addEventListener("change", () => {
+    const name = validName($("#player-name").value);
+    if (name) store.set("name", name);
+  });
+  renderPnpNames();
+  renderLevelOptions();
+}
+
+function renderLevelOptions() {
+  const cpu = $("#cpu-level");
+  const keep = cpu.value || store.get("cpuLevel", "auto");
+  fill(
+    cpu,
+    h("option", { value: "auto" }, t("start.levelAuto", { n: autoLevel() })),
+    Array.from({ length: 10 }, (_, i) => h("option", { value: String(i + 1) }, t(`levels.${i + 1}`))),
+  );
+  cpu.value = keep;
+  const on = $("#on-level");
+  const keepOn = on.value || "3";
+  fill(on, Array.from({ length: 10 }, (_, i) => h("option", { value: String(i + 1) }, t(`levels.${i + 1}`))));
+  on.value = keepOn;
+  $("#cpu-auto-note").textContent = t("start.autoNote", { n: autoLevel() });
+}
+
+function renderPnpNames() {
+  const n = Number($("#pnp-count").value);
+  const box = $("#pnp-names");
+  const old = $$("input", box).map((i) => i.value);
+  const saved = store.get("pnpNames", []);
+  fill(
+    box,
+    Array.from({ length: n }, (_, i) => {
+      const id = `pnp-name-${i}`;
+      const input = h("input", { id, minlength: 3, maxlength: 12, required: true, autocomplete: "off" });
+      input.value = old[i] || saved[i] || t("pnp.defaultName", { n: i + 1 });
+      return h("div", { class: "field" }, h("label", { for: id }, t("pnp.playerN", { n: i + 1 })), input);
+    }),
+  );
+}
+
+function parseCode(text) {
+  const raw = String(text || "").trim();
+  if (!raw) return null;
+  try {
+    const url = new URL(raw);
+    const code = url.searchParams.get("room");
+    if (code) return code;
+  } catch {
+    /* not a link: a bare code */
+  }
+  return /^[A-Za-z0-9_-]{8,32}$/.test(raw) ? raw : null;
+}
+
+async function loadPublicRooms() {
+  const list = $("#public-rooms");
+  try {
+    const res = await fetch("api/rooms");
+    const data = await res.json();
+    const rooms = data.rooms || [];
+    if (!rooms.length) {
+      fill(list, h("li", { class: "hint" }, t("start.noRooms")));
+      return;
+    }
+    fill(
+      list,
+      rooms.map((r) => {
+        const taken = r.seats.filter((s) => s.human || s.bot !== null).length;
+        return h(
+          "li",
+          {},
+          h(
+            "span",
+            {},
+            h("b", {}, r.host_name || "—"),
+            ` · ${t("start.seatsTaken", { n: taken, total: r.seats.length })} · ${summary(r.rules)} · ${t("start.perMove", { n: r.move_time })}`,
+          ),
+          h("button", { type: "button", class: "small", onclick: () => joinRoom(r.code, null) }, t("start.join")),
+        );
+      }),
+    );
+  } catch {
+    fill(list, h("li", { class: "hint" }, t("errors.network")));
+  }
+}
+
+/** Make sure the connection uses the name typed on the start screen. */
+async function ensureName() {
+  const name = validName($("#player-name").value);
+  if (!name) {
+    toast(t("errors.bad_name"));
+    $("#player-name").focus();
+    return false;
+  }
+  store.set("name", name);
+  if (!S.conn) openMain(name);
+  if (S.conn.name !== name) await S.conn.rename(name);
+  return true;
+}
+
+async function playComputer() {
+  if (!(await ensureName())) return;
+  const bots = Number($("#cpu-bots").value);
+  const levelChoice = $("#cpu-level").value;
+  store.set("cpuLevel", levelChoice);
+  const level = levelChoice === "auto" ? autoLevel() : Number(levelChoice);
+  const time = $("#cpu-time").value;
+  const rules = forms.cpu.read();
+  S.pendingAuto = levelChoice === "auto";
+  S.conn.send({
+    type: "create_room",
+    seats: bots + 1,
+    rules,
+    move_time: time ? Number(time) : null,
+    visibility: "private",
+    bot_level: level,
+    start: true,
+  });
+}
+
+async function createOnline() {
+  if (!(await ensureName())) return;
+  const visibility = $('#panel-online input[name="visibility"]:checked').value;
+  const time = $("#on-time").value;
+  const msg = {
+    type: "create_room",
+    seats: Number($("#on-seats").value),
+    rules: forms.on.read(),
+    move_time: time ? Number(time) : null,
+    visibility,
+    bot_level: Number($("#on-level").value),
+  };
+  const pass = $("#on-pass").value;
+  if (visibility === "private" && pass) msg.passphrase = pass;
+  S.pendingAuto = false;
+  S.conn.send(msg);
+}
+
+async function joinRoom(code, passphrase) {
+  if (!(await ensureName())) return;
+  const msg = { type: "join", room: code };
+  if (passphrase) msg.passphrase = passphrase;
+  if (S.room && S.room.code !== code) S.conn.send({ type: "leave" });
+  S.conn.send(msg);
+}
+
+// ============================================================ room screen
+function renderRoom() {
+  const room = S.room;
+  const you = S.you || {};
+  const rulesText = summary(room.rules);
+  const clock = room.move_time ? t("start.perMove", { n: room.move_time }) : t("start.noClock");
+  const vis = room.visibility === "public" ? t("room.public") : t("room.private");
+  $("#room-sub").textContent = [rulesText, clock, vis, room.has_passphrase ? t("room.hasPassphrase") : ""]
+    .filter(Boolean)
+    .join(" · ");
+  $("#invite-link").value = room.invite;
+  const isHost = Boolean(you.host);
+  const items = room.seats.map((s) => {
+    const isYou = S.mode === "online" ? you.seat === s.seat : Boolean(s.human);
+    let who;
+    if (s.human) who = s.name;
+    else if (s.bot !== null) who = `${seatName(room, s.seat)} · ${t("table.level", { n: s.bot })}`;
+    else who = t("room.empty");
+    const tags = [];
+    if (s.host) tags.push(h("span", { class: "tag tag-host" }, t("room.host")));
+    if (isYou && S.mode === "online") tags.push(h("span", { class: "tag tag-you" }, t("room.you")));
+    if (s.human && !s.connected) tags.push(h("span", { class: "tag" }, t("table.offline")));
+    if (!s.human && s.bot !== null) tags.push(h("span", { class: "tag tag-bot" }, t("room.bot")));
+    const controls = [];
+    if (isHost && room.state === "lobby" && !s.human) {
+      if (s.bot === null) {
+        controls.push(
+          h("button", { type: "button", class: "small", onclick: () => hostConn().send({ type: "seat_bot", seat: s.seat }) }, t("room.addBot")),
+        );
+      } else {
+        controls.push(
+          h("button", { type: "button", class: "small", onclick: () => hostConn().send({ type: "free_seat", seat: s.seat }) }, t("room.removeBot")),
+        );
+      }
+    }
+    return h(
+      "li",
+      { class: `seat${s.human ? " human" : ""}${s.bot !== null && !s.human ? " bot" : ""}${s.human || s.bot !== null ? "" : " empty"}` },
+      h("span", { class: "seat-no" }, t("room.seatN", { n: s.seat + 1 })),
+      h("span", { class: "seat-who" }, who),
+      tags,
+      h("span", { class: "seat-controls" }, controls),
+    );
+  });
+  fill($("#seat-list"), items);
+  $("#spectator-box").hidden = !room.spectators.length;
+  fill($("#spectator-list"), room.spectators.map((n) => h("li", {}, n)));
+  $("#start-game").hidden = !isHost;
+  const empty = room.seats.filter((s) => !s.human && s.bot === null).length;
+  $("#room-wait").textContent = isHost
+    ? empty
+      ? t("room.emptyWillBeBots", { n: empty })
+      : ""
+    : you.spectator
+      ? t("room.spectatorWait")
+      : t("room.waitHost", { name: room.host_name || "" });
+}
+
+function setupRoom() {
+  $("#copy-invite").addEventListener("click", async () => {
+    const input = $("#invite-link");
+    let ok = false;
+    try {
+      await navigator.clipboard.writeText(input.value);
+      ok = true;
+    } catch {
+      input.select();
+      try {
+        ok = document.execCommand("copy");
+      } catch {
+        ok = false;
+      }
+    }
+    $("#copy-status").textContent = ok ? t("room.copied") : t("room.copyManually");
+  });
+  $("#start-game").addEventListener("click", () => hostConn().send({ type: "start" }));
+  $("#leave-room").addEventListener("click", () => leaveRoom());
+  let armed = null;
+  $("#table-leave").addEventListener("click", () => {
+    const btn = $("#table-leave");
+    if (armed) {
+      clearTimeout(armed);
+      armed = null;
+      btn.textContent = t("table.leave");
+      leaveRoom();
+      return;
+    }
+    btn.textContent = t("table.leaveConfirm");
+    armed = setTimeout(() => {
+      armed = null;
+      btn.textContent = t("table.leave");
+    }, 3000);
+  });
+}
+
+function leaveRoom() {
+  if (S.mode === "pnp") {
+    exitPnp();
+    return;
+  }
+  if (S.conn) S.conn.send({ type: "leave" });
+}
+
+// ============================================================ table + result
+function renderTable() {
+  const entry = currentFrame();
+  if (!entry) return;
+  const { frame, receivedAt } = entry;
+  document.body.dataset.version = String(frame.version);
+  table.render({
+    frame,
+    room: S.room,
+    event: S.events.get(frame.version) || null,
+    receivedAt,
+    hidden: S.mode === "pnp" && !S.revealed,
+  });
+  $("#table").classList.toggle("concealed", S.mode === "pnp" && !S.revealed);
+  renderPrivacy();
+  renderResult(frame);
+}
+
+function renderResult(frame) {
+  const over = S.over;
+  const dlg = $("#result");
+  if (!over || over.game !== frame.game || !S.room || S.room.state === "lobby") {
+    dlg.hidden = true;
+    return;
+  }
+  const show = () => {
+    if (!S.over || S.over !== over) return;
+    fillResult(over);
+    const wasHidden = dlg.hidden;
+    dlg.hidden = false;
+    if (wasHidden) {
+      const first = $("#result-actions button");
+      if (first) first.focus();
+      announce($("#result-title").textContent);
+    }
+  };
+  if (S.resultShownFor === over.game) show();
+  else {
+    S.resultShownFor = over.game;
+    setTimeout(show, 900); // let the last card land first
+  }
+}
+
+function fillResult(over) {
+  const room = S.room;
+  const me = S.mode === "online" ? S.you && S.you.seat : null;
+  const res = over.result || {};
+  let title;
+  if (res.draw) title = t("result.draw");
+  else if (me !== null && me !== undefined && (res.durak === me || (res.team || []).includes(me))) title = t("result.youDurak");
+  else title = t("result.durak", { name: seatName(room, over.durak) });
+  $("#result-title").textContent = title;
+  const sub = [];
+  if (over.pogony) sub.push(t("result.pogony"));
+  if (res.team && res.team.length) sub.push(t("result.team", { names: res.team.map((s) => seatName(room, s)).join(", ") }));
+  if (!res.draw && me !== null && me !== undefined && res.durak !== me && !(res.team || []).includes(me)) sub.push(t("result.youWin"));
+  $("#result-sub").textContent = sub.join(" · ");
+  fill(
+    $("#result-rows"),
+    over.cards_left.map((n, seat) =>
+      h(
+        "tr",
+        { class: seat === over.durak || (res.team || []).includes(seat) ? "durak" : "" },
+        h("td", {}, seatName(room, seat), seat === over.durak ? h("span", { class: "tag tag-durak" }, t("result.durakTag")) : null),
+        h("td", {}, String(n)),
+      ),
+    ),
+  );
+  const buttons = [];
+  const isHost = S.mode === "pnp" || (S.you && S.you.host);
+  const seated = S.mode === "pnp" || (S.you && !S.you.spectator);
+  if (isHost) buttons.push(h("button", { type: "button", class: "primary", dataset: { action: "rematch" }, onclick: playAgain }, t("result.playAgain")));
+  if (seated) {
+    buttons.push(
+      h("button", { type: "button", dataset: { action: "back" }, onclick: () => hostOrMe().send({ type: "back_to_room" }) }, t("result.backToRoom")),
+    );
+  }
+  buttons.push(h("button", { type: "button", class: "ghost", dataset: { action: "leave" }, onclick: leaveRoom }, t("result.leave")));
+  fill($("#result-actions"), buttons);
+}
+
+function hostOrMe() {
+  return S.mode === "pnp" ? S.pnp.conns[0] : S.conn;
+}
+
+/** Host, after a game: the same table again (Auto games move the bots' level first). */
+function playAgain() {
+  const conn = hostOrMe();
+  const room = S.room;
+  const autoRooms = store.get("autoRooms", []);
+  if (S.mode === "online" && autoRooms.includes(room.code)) {
+    const level = autoLevel();
+    const botSeats = room.seats.filter((s) => !s.human && s.bot !== null);
+    if (botSeats.some((s) => s.bot !== level)) {
+      conn.send({ type: "back_to_room" });
+      for (const s of botSeats) conn.send({ type: "seat_bot", seat: s.seat, level });
+      conn.send({ type: "start" });
+      return;
+    }
+  }
+  conn.send({ type: "rematch" });
+}
+
+function countAuto(over) {
+  const autoRooms = store.get("autoRooms", []);
+  if (S.mode !== "online" || !S.room || !autoRooms.includes(S.room.code)) return;
+  const key = `${S.room.code}:${over.game}`;
+  const counted = store.get("autoCounted", []);
+  if (counted.includes(key)) return;
+  store.set("autoCounted", [...counted.slice(-50), key]);
+  const me = S.you && S.you.seat;
+  const res = over.result || {};
+  let outcome = "win";
+  if (res.draw) outcome = "draw";
+  else if (res.durak === me || (res.team || []).includes(me)) outcome = "loss";
+  recordAuto(outcome);
+  renderLevelOptions();
+}
+
+// ============================================================ privacy (pass and play)
+function renderPrivacy() {
+  const el = $("#privacy");
+  const hidden = S.mode !== "pnp" || S.revealed || S.shownSeat === null || (S.over && S.room && S.room.state === "over");
+  if (hidden) {
+    el.hidden = true;
+    return;
+  }
+  $("#privacy-title").textContent = seatName(S.room, S.shownSeat);
+  const wasHidden = el.hidden;
+  el.hidden = false;
+  if (wasHidden) $("#privacy-reveal").focus();
+}
+
+function setupPrivacy() {
+  $("#privacy-reveal").addEventListener("click", () => {
+    S.revealed = true;
+    renderTable();
+    const target = $("#hand .playable") || $("#actions button") || $("#hand button");
+    if (target) target.focus({ preventScroll: true });
+  });
+}
+
+// ============================================================ connections
+function onMessage(msg, conn) {
+  if (S.mode === "pnp") {
+    pnpMessage(msg, conn);
+    return;
+  }
+  switch (msg.type) {
+    case "welcome":
+      store.set("token", msg.token);
+      store.set("name", msg.name);
+      if (!validName($("#player-name").value)) $("#player-name").value = msg.name;
+      afterWelcome(msg);
+      break;
+    case "room":
+      setRoom(msg);
+      break;
+    case "game":
+      if (S.over && S.over.game !== msg.game) S.over = null;
+      S.frames.set("me", { frame: msg, receivedAt: performance.now() });
+      if (S.room && S.room.state !== "lobby") {
+        renderTable();
+        show("table");
+      }
+      break;
+    case "event":
+      S.events.set(msg.version, msg);
+      if (S.events.size > 50) S.events.delete(S.events.keys().next().value);
+      break;
+    case "game_over":
+      S.over = msg;
+      countAuto(msg);
+      if (currentFrame()) renderTable();
+      break;
+    case "left":
+      S.room = null;
+      S.you = null;
+      S.frames.clear();
+      S.over = null;
+      setUrlRoom(null);
+      route();
+      break;
+    case "error":
+      handleError(msg);
+      break;
+    default:
+      break; // messages of a later protocol version are ignored
+  }
+}
+
+function setRoom(msg) {
+  const changed = !S.room || S.room.code !== msg.room.code;
+  if (changed) {
+    S.frames.clear();
+    S.events.clear();
+    S.over = null;
+    S.resultShownFor = null;
+  }
+  S.room = msg.room;
+  S.you = msg.you;
+  if (S.mode === "online") {
+    setUrlRoom(msg.room.code);
+    if (changed && S.pendingAuto !== undefined) {
+      const autoRooms = store.get("autoRooms", []).filter((c) => c !== msg.room.code);
+      if (S.pendingAuto) autoRooms.push(msg.room.code);
+      store.set("autoRooms", autoRooms.slice(-20));
+      S.pendingAuto = undefined;
+    }
+  }
+  S.pendingJoin = null;
+  route();
+}
+
+async function afterWelcome(msg) {
+  const code = S.pendingJoin;
+  if (!code) {
+    if (!msg.room) route();
+    return;
+  }
+  if (msg.room === code) return; // the server puts us back and resyncs
+  let info = null;
+  try {
+    const res = await fetch(`api/rooms/${encodeURIComponent(code)}`);
+    if (res.ok) info = await res.json();
+  } catch {
+    info = null;
+  }
+  if (!info) {
+    S.pendingJoin = null;
+    setUrlRoom(null);
+    toast(t("errors.no_such_room"));
+    if (!msg.room) route();
+    return;
+  }
+  if (info.has_passphrase) {
+    S.pendingJoin = null;
+    show("start");
+    S.selectTab("tab-join");
+    $("#join-code").value = code;
+    $("#join-pass").focus();
+    toast(t("start.needPassphrase"));
+    return;
+  }
+  if (msg.room) S.conn.send({ type: "leave" });
+  S.conn.send({ type: "join", room: code });
+}
+
+function handleError(msg, conn) {
+  if (msg.code === "replaced") return;
+  if (msg.ref === "move" || msg.code === "stale_version" || msg.code === "not_your_turn" || msg.code === "illegal_move") {
+    table.moveRefused();
+    (conn || moveConn()).send({ type: "sync" });
+    if (msg.code === "stale_version") return;
+  }
+  if (msg.ref === "join" && S.pendingJoin) {
+    S.pendingJoin = null;
+    setUrlRoom(null);
+    route();
+  }
+  if (msg.code === "rate_limited") return;
+  toast(errorText(msg));
+}
+
+function onState(state, conn) {
+  if (S.mode === "pnp" && conn !== S.pnp.conns[0]) return;
+  if (state === "open") banner(null);
+  else if (state === "reconnecting") banner(t("ui.reconnecting"));
+  else if (state === "replaced") {
+    banner(
+      t("ui.replaced"),
+      h("button", { type: "button", class: "small", onclick: () => conn.open() }, t("ui.playHere")),
+    );
+  }
+}
+
+function openMain(name) {
+  S.conn = new Conn({
+    name,
+    token: store.get("token"),
+    onMessage,
+    onState,
+  });
+  S.conn.open();
+}
+
+// ============================================================ pass and play
+// One connection per person, each with its own token, all in one private room
+// with no move clock. The seat to move is shown after its player taps "show
+// my cards"; the others' cards are never on screen at the same time.
+
+function pnpMessage(msg, conn) {
+  const seat = S.pnp.conns.indexOf(conn);
+  switch (msg.type) {
+    case "welcome": {
+      const saved = store.get("pnp");
+      if (saved && saved.players[seat]) {
+        saved.players[seat].token = msg.token;
+        store.set("pnp", saved);
+      }
+      if (seat === 0 && S.pnp.resuming && !msg.room) {
+        store.set("pnp", null);
+        exitPnp(true);
+        toast(t("errors.no_such_room"));
+      }
+      break;
+    }
+    case "room":
+      if (seat === 0) {
+        S.room = msg.room;
+        S.you = msg.you;
+        route();
+      }
+      break;
+    case "game":
+      S.frames.set(seat, { frame: msg, receivedAt: performance.now() });
+      if (S.over && S.over.game !== msg.game) S.over = null;
+      pnpUpdate();
+      break;
+    case "event":
+      if (seat === (S.shownSeat ?? 0)) S.events.set(msg.version, msg);
+      if (S.events.size > 50) S.events.delete(S.events.keys().next().value);
+      break;
+    case "game_over":
+      if (seat === 0) {
+        S.over = msg;
+        if (currentFrame()) renderTable();
+      }
+      break;
+    case "left":
+      break;
+    case "error":
+      handleError(msg, conn);
+      break;
+    default:
+      break;
+  }
+}
+
+function pnpUpdate() {
+  if (!S.room || S.room.state === "lobby") return;
+  let latest = null;
+  for (const entry of S.frames.values()) {
+    if (!latest || entry.frame.version > latest.frame.version) latest = entry;
+  }
+  if (!latest) return;
+  const toMove = latest.frame.to_move;
+  const ready = toMove !== null && toMove !== undefined && S.frames.get(toMove)?.frame.version === latest.frame.version;
+  if (ready && toMove !== S.shownSeat && S.nextSeat !== toMove) {
+    S.nextSeat = toMove;
+    clearTimeout(S.switchTimer);
+    const swap = () => {
+      S.shownSeat = S.nextSeat;
+      S.nextSeat = null;
+      S.revealed = false;
+      renderTable();
+      show("table");
+    };
+    if (S.shownSeat === null) swap();
+    else S.switchTimer = setTimeout(swap, 800); // let the last card land, then cover
+  }
+  if (S.shownSeat === null) S.shownSeat = toMove ?? 0;
+  if (currentFrame()) {
+    renderTable();
+    show("table");
+  }
+}
+
+function makePnpConn(name, token) {
+  return new Conn({ name, token, onMessage, onState, label: name });
+}
+
+async function startPnp() {
+  const names = $$("#pnp-names input").map((i) => validName(i.value));
+  if (names.some((n) => !n)) {
+    toast(t("errors.bad_name"));
+    return;
+  }
+  if (new Set(names).size !== names.length) {
+    toast(t("pnp.distinctNames"));
+    return;
+  }
+  store.set("pnpNames", names);
+  if (S.conn && S.room) S.conn.send({ type: "leave" });
+  if (S.conn) S.conn.close();
+  S.conn = null;
+  S.room = null;
+  S.mode = "pnp";
+  S.frames.clear();
+  S.events.clear();
+  S.over = null;
+  S.shownSeat = null;
+  S.nextSeat = null;
+  S.revealed = false;
+  S.resultShownFor = null;
+  show("loading");
+  const conns = names.map((n) => makePnpConn(n, null));
+  S.pnp = { conns, names, resuming: false };
+  store.set("pnp", { room: null, players: names.map((name) => ({ name, token: null })) });
+  try {
+    await conns[0].open();
+    conns[0].send({
+      type: "create_room",
+      seats: names.length,
+      rules: forms.pnp.read(),
+      move_time: null,
+      visibility: "private",
+      bot_level: 3,
+    });
+    const first = await conns[0].next("room");
+    const code = first.room.code;
+    const saved = store.get("pnp");
+    saved.room = code;
+    store.set("pnp", saved);
+    for (let i = 1; i < conns.length; i++) {
+      await conns[i].open();
+      conns[i].send({ type: "join", room: code, seat: i });
+      await conns[i].next("room");
+    }
+    conns[0].send({ type: "start" });
+  } catch (err) {
+    toast(t("errors.network"));
+    exitPnp();
+  }
+}
+
+function resumePnp(saved) {
+  S.mode = "pnp";
+  S.revealed = false;
+  const conns = saved.players.map((p) => makePnpConn(p.name, p.token));
+  S.pnp = { conns, names: saved.players.map((p) => p.name), resuming: true };
+  show("loading");
+  for (const c of conns) c.open();
+}
+
+function exitPnp(silent = false) {
+  if (S.pnp) {
+    for (const c of S.pnp.conns) {
+      if (!silent) c.send({ type: "leave" });
+      setTimeout(() => c.close(), 200);
+    }
+  }
+  store.set("pnp", null);
+  clearTimeout(S.switchTimer);
+  S.pnp = null;
+  S.mode = "online";
+  S.room = null;
+  S.you = null;
+  S.frames.clear();
+  S.events.clear();
+  S.over = null;
+  S.shownSeat = null;
+  $("#privacy").hidden = true;
+  $("#result").hidden = true;
+  openMain(validName(store.get("name")) || guestName());
+  show("start");
+}
+
+// ============================================================ language and theme
+async function changeLanguage(code) {
+  store.set("lang", code);
+  await setLanguage(code);
+  $("#lang-select").value = code;
+  for (const f of Object.values(forms)) f.refresh();
+  renderLevelOptions();
+  renderPnpNamesLabels();
+  if (S.room && S.room.state === "lobby") renderRoom();
+  if (currentFrame() && S.room && S.room.state !== "lobby") renderTable();
+}
+
+function renderPnpNamesLabels() {
+  $$("#pnp-names label").forEach((label, i) => (label.textContent = t("pnp.playerN", { n: i + 1 })));
+}
+
+function setTheme(theme) {
+  document.documentElement.dataset.theme = theme;
+  $("#theme-select").value = theme;
+  store.set("theme", theme);
+}
+
+// ============================================================ start-up
+async function main() {
+  const lang = pickLanguage(store.get("lang"));
+  await setLanguage(lang);
+  $("#lang-select").value = lang;
+  $("#lang-select").addEventListener("change", (ev) => changeLanguage(ev.target.value));
+  setTheme(store.get("theme") === "midnight" ? "midnight" : "classic");
+  $("#theme-select").addEventListener("change", (ev) => setTheme(ev.target.value));
+  setupStart();
+  setupRoom();
+  setupPrivacy();
+  applyI18n(document);
+
+  const params = new URL(location.href).searchParams;
+  const code = params.get("room");
+  const saved = store.get("pnp");
+  if (saved && saved.room && saved.players.every((p) => p.token) && !code) {
+    resumePnp(saved);
+    return;
+  }
+  store.set("pnp", null);
+  const name = validName(store.get("name")) || guestName();
+  $("#player-name").value = name;
+  if (code) {
+    S.pendingJoin = code;
+    $("#join-code").value = code;
+  }
+  if (store.get("token") || code) {
+    show("loading");
+  } else {
+    show("start");
+  }
+  openMain(name);
+}
+
+window.kozyr = { state: S, table, show, languages: LANGUAGES }; // for debugging and tests
+main();

@@ -1,0 +1,140 @@
+// One WebSocket connection to the server (protocol 1, docs/protocol.md).
+//
+// A Conn says hello (with its token when it has one), keeps the token the
+// server hands out, queues messages until the welcome arrives, and reconnects
+// with the same token after a drop, which gives the seat back and a resync.
+
+export const PROTOCOL = 1;
+
+export function wsUrl() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  return `${scheme}://${location.host}/ws`;
+}
+
+export class Conn {
+  /**
+   * @param {object} o
+   * @param {string} o.name      display name (3-12 characters)
+   * @param {string|null} o.token  token from an earlier welcome, if any
+   * @param {(msg: object, conn: Conn) => void} o.onMessage
+   * @param {(state: string, conn: Conn) => void} [o.onState]  "open" | "reconnecting" | "closed" | "replaced"
+   * @param {(token: string, conn: Conn) => void} [o.onToken]
+   */
+  constructor({ name, token = null, onMessage, onState = () => {}, onToken = () => {}, label = "" }) {
+    this.name = name;
+    this.token = token;
+    this.label = label;
+    this.onMessage = onMessage;
+    this.onState = onState;
+    this.onToken = onToken;
+    this.ws = null;
+    this.ready = false;
+    this.queue = [];
+    this.stopped = false;
+    this.retries = 0;
+    this.timer = null;
+    this.welcomeWaiters = [];
+    this.waiters = [];
+  }
+
+  /** A promise of the next message that ``pred`` accepts (a type name or a function). */
+  next(pred, timeoutMs = 15000) {
+    const test = typeof pred === "string" ? (m) => m.type === pred : pred;
+    return new Promise((resolve, reject) => {
+      const waiter = { test, resolve };
+      this.waiters.push(waiter);
+      setTimeout(() => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) {
+          this.waiters.splice(i, 1);
+          reject(new Error("timeout"));
+        }
+      }, timeoutMs);
+    });
+  }
+
+  open() {
+    this.stopped = false;
+    clearTimeout(this.timer);
+    const ws = new WebSocket(wsUrl());
+    this.ws = ws;
+    this.ready = false;
+    ws.addEventListener("open", () => {
+      if (this.ws !== ws) return;
+      const hello = { type: "hello", name: this.name, protocol: PROTOCOL };
+      if (this.token) hello.token = this.token;
+      ws.send(JSON.stringify(hello));
+    });
+    ws.addEventListener("message", (ev) => {
+      if (this.ws !== ws) return;
+      let msg;
+      try {
+        msg = JSON.parse(ev.data);
+      } catch {
+        return;
+      }
+      if (msg.type === "welcome") {
+        this.token = msg.token;
+        this.name = msg.name;
+        this.onToken(msg.token, this);
+        this.ready = true;
+        this.retries = 0;
+        this.onState("open", this);
+        const waiting = this.queue.splice(0);
+        for (const m of waiting) ws.send(JSON.stringify(m));
+        for (const resolve of this.welcomeWaiters.splice(0)) resolve(msg);
+      } else if (msg.type === "error" && msg.code === "replaced") {
+        this.stopped = true;
+        this.onState("replaced", this);
+      } else if (msg.type === "error" && msg.code === "bad_name" && !this.ready) {
+        // A stored name the server refuses: fall back to a safe one.
+        this.name = "Player";
+      }
+      this.onMessage(msg, this);
+      for (const w of this.waiters.filter((x) => x.test(msg))) {
+        this.waiters.splice(this.waiters.indexOf(w), 1);
+        w.resolve(msg);
+      }
+    });
+    ws.addEventListener("close", () => {
+      if (this.ws !== ws) return;
+      this.ready = false;
+      if (this.stopped) {
+        this.onState("closed", this);
+        return;
+      }
+      this.onState("reconnecting", this);
+      const delay = Math.min(5000, 400 * 2 ** this.retries);
+      this.retries += 1;
+      this.timer = setTimeout(() => this.open(), delay);
+    });
+    return new Promise((resolve) => this.welcomeWaiters.push(resolve));
+  }
+
+  /** Send now, or as soon as the server has welcomed us. */
+  send(msg) {
+    if (this.ready && this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify(msg));
+    } else {
+      this.queue.push(msg);
+    }
+  }
+
+  /** Reconnect under another display name (same token, same seat). */
+  rename(name) {
+    this.name = name;
+    const ws = this.ws;
+    this.ws = null;
+    if (ws) ws.close();
+    return this.open();
+  }
+
+  close() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    const ws = this.ws;
+    this.ws = null;
+    this.ready = false;
+    if (ws) ws.close();
+  }
+}

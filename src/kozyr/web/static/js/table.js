@@ -1,0 +1,759 @@
+// The table screen: opponents, the cards in play, deck and discard, your hand
+// and the buttons for the moves you may make now; animations of every play.
+//
+// The table is redrawn from the latest `game` frame (the server's view of one
+// seat plus that seat's legal actions); the frame's `event` (the action that
+// led to it) decides what to animate: the cards fly from where they came from
+// (an opponent's seat, your hand, the table) to where they went.
+
+import { $, fill, h, prefersReducedMotion } from "./dom.js";
+import { backSVG, cardLabelHTML, cardSVG, sortHand, suitIcon, suitOf } from "./cards.js";
+import { cardName, currentLanguage, t } from "./i18n.js";
+
+const FLY_MS = 420;
+
+/** The name shown for a seat: the person's, or "Bot 3" for a computer seat. */
+export function seatName(room, seat) {
+  const info = room && room.seats[seat];
+  if (info && info.name) return info.name;
+  return t("table.botName", { n: seat + 1 });
+}
+
+/** Actions of ``legal`` that play ``card`` (attack, defend, throw, transfer, show trump). */
+function actionsWithCard(legal, card) {
+  return legal.filter((a) => (a.cards && a.cards.includes(card)) || a.card === card);
+}
+
+function cardsOfAction(a) {
+  if (a.cards) return a.cards;
+  if (a.card) return [a.card];
+  return [];
+}
+
+export class TableView {
+  /**
+   * @param {object} hooks
+   * @param {(action: object, version: number) => void} hooks.move
+   * @param {() => void} hooks.leave
+   * @param {(text: string) => void} hooks.announce
+   */
+  constructor(hooks) {
+    this.hooks = hooks;
+    this.el = {
+      table: $("#table"),
+      status: $("#status"),
+      opponents: $("#opponents"),
+      battle: $("#battle"),
+      deck: $("#deck"),
+      discard: $("#discard"),
+      meInfo: $("#me-info"),
+      actions: $("#actions"),
+      hand: $("#hand"),
+      fly: $("#fly-layer"),
+    };
+    this.ctx = null;
+    this.choosing = null; // {card, options} while the player picks among several moves
+    this.sentVersion = null; // version we already answered (no double moves)
+    this.animatedVersion = null;
+    this.flights = 0; // cards animated so far (tests read it)
+    this.timerHandle = setInterval(() => this.tickTimers(), 250);
+    this.el.hand.addEventListener("keydown", (ev) => this.handKeys(ev));
+    document.addEventListener("keydown", (ev) => this.globalKeys(ev));
+    // Lay the fan out again whenever the hand's box changes (resize, screen shown).
+    // Only a change of width matters (the fan sets the hand's height itself).
+    this.handWidth = 0;
+    new ResizeObserver(() => {
+      if (this.el.hand.clientWidth !== this.handWidth) this.layoutHand();
+    }).observe(this.el.hand);
+  }
+
+  // ------------------------------------------------------------ public
+  /**
+   * ctx: {frame, room, event, receivedAt, hidden}
+   *   frame     latest `game` message for the seat shown
+   *   room      RoomInfo
+   *   event     the `event` message of frame.version (or null)
+   *   receivedAt performance.now() when the frame arrived (move clock)
+   */
+  render(ctx) {
+    const before = this.snapshot();
+    const prev = this.ctx;
+    const newVersion = !prev || prev.frame.version !== ctx.frame.version || prev.frame.game !== ctx.frame.game;
+    this.ctx = ctx;
+    if (newVersion) {
+      this.choosing = null;
+      this.sentVersion = null;
+    }
+    const focused = document.activeElement;
+    const focusCard = focused && focused.closest && focused.closest("#hand") ? focused.dataset.card : null;
+    const focusInHand = Boolean(focused && focused.closest && focused.closest("#hand"));
+    const focusAction = focused && focused.closest && focused.closest("#actions") ? focused.dataset.action : null;
+
+    this.renderStatus();
+    this.renderOpponents();
+    this.renderBattle();
+    this.renderDeck();
+    this.renderDiscard();
+    this.renderMe();
+    this.renderActions();
+    this.renderHand();
+    this.tickTimers();
+
+    // Keep keyboard players where they were.
+    if (focusCard || focusInHand || focusAction) {
+      let target = focusCard && this.el.hand.querySelector(`[data-card="${focusCard}"]`);
+      if (!target && focusAction) target = this.el.actions.querySelector(`[data-action="${focusAction}"]`);
+      if (!target) target = this.el.hand.querySelector(".playable") || this.el.actions.querySelector("button");
+      if (!target) target = this.el.hand.querySelector("button");
+      if (target) target.focus({ preventScroll: true });
+    }
+
+    if (newVersion && prev && ctx.event && ctx.event.version === ctx.frame.version) {
+      if (this.animatedVersion !== ctx.event.version) {
+        this.animatedVersion = ctx.event.version;
+        this.animate(ctx.event, before, prev);
+        this.announceEvent(ctx.event);
+      }
+    }
+  }
+
+  get view() {
+    return this.ctx.frame.view;
+  }
+
+  get mySeat() {
+    return this.ctx.frame.seat;
+  }
+
+  get legal() {
+    const f = this.ctx.frame;
+    if (this.ctx.hidden || this.sentVersion === f.version) return [];
+    return f.legal || [];
+  }
+
+  // ------------------------------------------------------------ status line
+  renderStatus() {
+    const v = this.view;
+    const f = this.ctx.frame;
+    const room = this.ctx.room;
+    let text = "";
+    if (v.phase === "over") {
+      text = t("table.gameOver");
+    } else if (f.to_move === this.mySeat && this.mySeat !== null) {
+      if (v.phase === "lead") text = t("table.youLead");
+      else if (v.phase === "defend") text = t("table.youDefend");
+      else if (v.taking) text = t("table.youThrowTaking", { name: seatName(room, v.defender) });
+      else text = t("table.youThrow");
+    } else if (f.to_move !== null && f.to_move !== undefined) {
+      const name = seatName(room, f.to_move);
+      const info = room.seats[f.to_move];
+      text = info && info.bot !== null && !info.human ? t("table.botThinking", { name }) : t("table.waitingFor", { name });
+      if (v.taking) text += ` · ${t("table.takes", { name: seatName(room, v.defender) })}`;
+    }
+    if (this.mySeat === null) text = `${t("table.watching")} · ${text}`;
+    this.el.status.textContent = text;
+    this.el.table.dataset.myTurn = String(f.to_move === this.mySeat && this.mySeat !== null && !this.ctx.hidden);
+  }
+
+  // ------------------------------------------------------------ seats
+  tagsFor(seat) {
+    const v = this.view;
+    const room = this.ctx.room;
+    const tags = [];
+    if (v.out.includes(seat)) tags.push(["out", t("table.tagOut")]);
+    else if (v.phase !== "over") {
+      if (v.attacker === seat) tags.push(["attack", t("table.tagAttack")]);
+      if (v.defender === seat) tags.push(["defend", v.taking ? t("table.tagTakes") : t("table.tagDefend")]);
+    }
+    const teams = room.rules.teams;
+    if (teams && teams !== "none") {
+      const n = teams === "2v2v2" ? 3 : 2;
+      tags.push(["team", t("table.tagTeam", { team: "ABC"[seat % n] })]);
+    }
+    return tags;
+  }
+
+  tagList(seat) {
+    return h(
+      "span",
+      { class: "tags" },
+      this.tagsFor(seat).map(([kind, label]) => h("span", { class: `tag tag-${kind}` }, label)),
+    );
+  }
+
+  opponentSeats() {
+    const n = this.view.hand_counts.length;
+    const me = this.mySeat;
+    const seats = [];
+    if (me === null) {
+      for (let i = 0; i < n; i++) seats.push(i);
+    } else {
+      // Clockwise from your left: seat+1 sits at the left, the last at the right.
+      for (let k = 1; k < n; k++) seats.push((me + k) % n);
+    }
+    return seats;
+  }
+
+  timerEl(seat) {
+    const f = this.ctx.frame;
+    if (f.to_move !== seat || !f.deadline || f.time_left === null || f.time_left === undefined) return null;
+    const endsAt = this.ctx.receivedAt + f.time_left;
+    const total = (this.ctx.room.move_time || 30) * 1000;
+    return h(
+      "div",
+      { class: "timer", dataset: { ends: String(endsAt), total: String(total) }, role: "timer", "aria-label": t("table.timeLeft") },
+      h("span", { class: "timer-fill" }),
+      h("span", { class: "timer-text" }),
+    );
+  }
+
+  tickTimers() {
+    const now = performance.now();
+    for (const el of document.querySelectorAll(".timer[data-ends]")) {
+      const left = Math.max(0, Number(el.dataset.ends) - now);
+      const total = Number(el.dataset.total) || 30000;
+      el.querySelector(".timer-fill").style.width = `${Math.min(100, (left / total) * 100)}%`;
+      el.querySelector(".timer-text").textContent = `${Math.ceil(left / 1000)}`;
+      el.classList.toggle("urgent", left < 10000);
+    }
+  }
+
+  renderOpponents() {
+    const v = this.view;
+    const room = this.ctx.room;
+    const seats = this.opponentSeats();
+    const count = seats.length;
+    const items = seats.map((seat, idx) => {
+      const info = room.seats[seat] || {};
+      const n = v.hand_counts[seat];
+      const name = seatName(room, seat);
+      const toMove = this.ctx.frame.to_move === seat;
+      const backs = h("div", { class: "opp-backs", "aria-hidden": "true" });
+      const shown = Math.min(n, 6);
+      for (let i = 0; i < shown; i++) {
+        backs.append(h("span", { class: "mini back", style: `--i:${i};--n:${shown}`, html: backSVG() }));
+      }
+      const known = (v.known[seat] || []).filter(Boolean);
+      const knownEl = known.length
+        ? h(
+            "div",
+            { class: "known", "aria-label": t("table.knownCards", { cards: known.map(cardName).join(", ") }) },
+            known.map((c) => h("span", { class: "mini face", dataset: { card: c }, html: cardSVG(c) })),
+          )
+        : null;
+      const status = [];
+      if (info.human && !info.connected) status.push(t("table.offline"));
+      if (info.away) status.push(t("table.botPlaysFor"));
+      const tags = this.tagsFor(seat).map((x) => x[1]);
+      const label = [name, t("table.cardsCount", { n }), ...tags, ...status, toMove ? t("table.toMove") : ""]
+        .filter(Boolean)
+        .join(", ");
+      // An arc: the outer seats sit a little lower than the middle ones.
+      const mid = (count - 1) / 2;
+      const arc = count > 2 ? Math.abs(idx - mid) / Math.max(1, mid) : 0;
+      return h(
+        "div",
+        {
+          class: `opp${toMove ? " to-move" : ""}${v.out.includes(seat) ? " is-out" : ""}`,
+          dataset: { seat: String(seat) },
+          style: `--arc:${arc.toFixed(2)}`,
+          role: "group",
+          "aria-label": label,
+        },
+        h(
+          "div",
+          { class: "opp-head" },
+          h("span", { class: `avatar${info.human ? "" : " bot"}`, "aria-hidden": "true" }, info.human ? name.slice(0, 1).toUpperCase() : h("span", { class: "icon icon-robot" })),
+          h("span", { class: "opp-name" }, name),
+          info.bot && !info.human ? h("span", { class: "level" }, t("table.level", { n: info.bot })) : null,
+        ),
+        h("div", { class: "opp-hand" }, backs, h("span", { class: "count" }, String(n))),
+        this.tagList(seat),
+        status.length ? h("span", { class: "opp-status" }, status.join(" · ")) : null,
+        knownEl,
+        this.timerEl(seat),
+      );
+    });
+    fill(this.el.opponents, items);
+    this.el.opponents.dataset.count = String(count);
+  }
+
+  // ------------------------------------------------------------ the cards in play
+  renderBattle() {
+    const v = this.view;
+    const choosing = this.choosing;
+    const targets = new Map();
+    if (choosing) {
+      choosing.options.forEach((opt, i) => {
+        if (opt.type === "defend") targets.set(opt.target, { i, opt });
+      });
+    }
+    const pairs = v.table.map((pair, idx) => {
+      const target = targets.get(pair.attack);
+      const label = pair.defense
+        ? t("table.pairCovered", { attack: cardName(pair.attack), cover: cardName(pair.defense) })
+        : t("table.pairOpen", { attack: cardName(pair.attack) });
+      const attack = target
+        ? h(
+            "button",
+            {
+              class: "tcard attack choose",
+              dataset: { card: pair.attack, choice: String(target.i + 1) },
+              "aria-label": t("table.coverChoice", { n: target.i + 1, card: cardName(pair.attack) }),
+              onclick: () => this.play(target.opt),
+            },
+            h("span", { class: "face", html: cardSVG(pair.attack) }),
+            h("span", { class: "choice-badge", "aria-hidden": "true" }, String(target.i + 1)),
+          )
+        : h("div", { class: "tcard attack", dataset: { card: pair.attack } }, h("span", { class: "face", html: cardSVG(pair.attack) }));
+      const cover = pair.defense
+        ? h("div", { class: "tcard cover", dataset: { card: pair.defense } }, h("span", { class: "face", html: cardSVG(pair.defense) }))
+        : null;
+      return h("div", { class: "pair", role: "img", "aria-label": label, dataset: { index: String(idx) } }, attack, cover);
+    });
+    fill(this.el.battle, pairs);
+    this.el.battle.dataset.count = String(v.table.length);
+    const limit = v.limit;
+    if (v.table.length && limit) {
+      this.el.battle.append(h("span", { class: "limit", "aria-label": t("table.limitLabel", { n: v.table.length, limit }) }, `${v.table.length} / ${limit}`));
+    }
+  }
+
+  renderDeck() {
+    const v = this.view;
+    const trumpSuit = suitOf(v.trump);
+    const parts = [];
+    if (v.deck > 0) {
+      parts.push(h("div", { class: "trump-card", html: cardSVG(v.trump), dataset: { card: v.trump } }));
+      const layers = v.deck > 1 ? Math.min(3, Math.ceil(v.deck / 8)) : 0;
+      for (let i = 0; i < layers; i++) parts.push(h("div", { class: "deck-back", style: `--i:${i}`, html: backSVG() }));
+    }
+    parts.push(
+      h(
+        "div",
+        { class: "deck-count" },
+        h("span", { class: "trump-mark", html: suitIcon(trumpSuit) }),
+        h("span", {}, v.deck > 0 ? String(v.deck) : t("table.deckEmpty")),
+      ),
+    );
+    fill(this.el.deck, parts);
+    this.el.deck.setAttribute(
+      "aria-label",
+      t("table.deckLabel", { n: v.deck, trump: cardName(v.trump), suit: t(`cards.suitName.${trumpSuit}`) }),
+    );
+    this.el.deck.setAttribute("role", "img");
+    this.el.deck.dataset.count = String(v.deck);
+  }
+
+  renderDiscard() {
+    const v = this.view;
+    const pile = [];
+    const layers = v.discard ? Math.min(4, Math.ceil(v.discard / 6)) : 0;
+    for (let i = 0; i < layers; i++) pile.push(h("div", { class: "discard-back", style: `--i:${i}`, html: backSVG() }));
+    pile.push(h("div", { class: "discard-count" }, t("table.discard"), " ", h("b", {}, String(v.discard))));
+    fill(this.el.discard, pile);
+    this.el.discard.setAttribute("aria-label", t("table.discardLabel", { n: v.discard }));
+    this.el.discard.setAttribute("role", "img");
+  }
+
+  // ------------------------------------------------------------ you
+  renderMe() {
+    const seat = this.mySeat;
+    if (seat === null) {
+      fill(this.el.meInfo, h("span", { class: "me-name" }, t("table.watching")));
+      return;
+    }
+    const f = this.ctx.frame;
+    fill(
+      this.el.meInfo,
+      h("span", { class: "me-name" }, seatName(this.ctx.room, seat)),
+      this.tagList(seat),
+      f.to_move === seat && !this.ctx.hidden ? h("span", { class: "your-turn" }, t("table.yourTurn")) : null,
+      this.timerEl(seat),
+    );
+    this.el.meInfo.classList.toggle("to-move", f.to_move === seat);
+  }
+
+  renderActions() {
+    const legal = this.legal;
+    const buttons = [];
+    if (this.choosing) {
+      this.choosing.options.forEach((opt, i) => {
+        buttons.push(
+          h("button", {
+            class: "choice primary",
+            dataset: { action: `choice-${i + 1}`, choice: String(i + 1) },
+            onclick: () => this.play(opt),
+            html: this.choiceLabel(opt, i),
+          }),
+        );
+      });
+      buttons.push(h("button", { class: "ghost", dataset: { action: "cancel" }, onclick: () => this.cancelChoice() }, t("table.cancel")));
+    } else {
+      const take = legal.find((a) => a.type === "take");
+      const pass = legal.find((a) => a.type === "pass");
+      const transfers = legal.filter((a) => a.type === "transfer");
+      const shows = legal.filter((a) => a.type === "show_trump");
+      if (take) {
+        buttons.push(h("button", { class: "act take", dataset: { action: "take" }, "aria-keyshortcuts": "T", onclick: () => this.play(take) }, t("table.take")));
+      }
+      if (pass) {
+        const label = this.view.taking ? t("table.pass") : t("table.done");
+        buttons.push(h("button", { class: "act pass", dataset: { action: "pass" }, "aria-keyshortcuts": "D", onclick: () => this.play(pass) }, label));
+      }
+      if (transfers.length) {
+        buttons.push(
+          h("button", { class: "act transfer", dataset: { action: "transfer" }, "aria-keyshortcuts": "R", onclick: () => this.offer(null, transfers) }, t("table.transfer")),
+        );
+      }
+      if (shows.length) {
+        buttons.push(
+          h("button", { class: "act show-trump", dataset: { action: "show_trump" }, onclick: () => this.offer(null, shows) }, t("table.showTrump")),
+        );
+      }
+    }
+    fill(this.el.actions, buttons);
+    this.el.actions.classList.toggle("choosing", Boolean(this.choosing));
+    this.el.table.dataset.canAct = String(legal.length > 0);
+  }
+
+  choiceLabel(opt, i) {
+    const n = i + 1;
+    if (opt.type === "defend") return `<b>${n}</b> ${t("table.cover")} ${cardLabelHTML(opt.target)}`;
+    const cards = cardsOfAction(opt).map(cardLabelHTML).join(" ");
+    if (opt.type === "transfer") return `<b>${n}</b> ${t("table.transfer")} ${cards}`;
+    if (opt.type === "show_trump") return `<b>${n}</b> ${t("table.showTrump")} ${cards}`;
+    return `<b>${n}</b> ${t("table.play")} ${cards}`;
+  }
+
+  renderHand() {
+    const v = this.view;
+    const hand = this.el.hand;
+    if (this.mySeat === null || !v.hand) {
+      fill(hand);
+      hand.dataset.count = "0";
+      return;
+    }
+    const legal = this.legal;
+    const myTurn = legal.length > 0;
+    const knownToOthers = new Set(v.known[this.mySeat] || []);
+    const cards = sortHand(v.hand, suitOf(v.trump));
+    // Buttons are kept per card between frames, so the fan slides instead of
+    // being rebuilt (and a card you hold keeps its place while others move).
+    const lang = currentLanguage();
+    const existing = new Map(Array.from(hand.children, (el) => [el.dataset.card, el]));
+    const items = cards.map((card) => {
+      const playable = actionsWithCard(legal, card).length > 0;
+      const known = knownToOthers.has(card);
+      let label = cardName(card);
+      if (playable) label += t("table.playableSuffix");
+      if (known) label += t("table.knownSuffix");
+      const chosen = Boolean(this.choosing && this.choosing.card === card);
+      let el = existing.get(card);
+      if (!el) {
+        el = h("button", { dataset: { card }, onclick: () => this.clickCard(card) });
+      }
+      if (el.dataset.lang !== lang) {
+        el.replaceChildren(h("span", { class: "face", html: cardSVG(card) }));
+        el.dataset.lang = lang;
+      }
+      el.className = `hcard${playable ? " playable" : ""}${myTurn && !playable ? " dim" : ""}${chosen ? " chosen" : ""}${known ? " known" : ""}`;
+      el.setAttribute("aria-label", label);
+      if (playable) el.removeAttribute("aria-disabled");
+      else el.setAttribute("aria-disabled", "true");
+      for (const mark of el.querySelectorAll(".play-mark, .known-mark")) mark.remove();
+      if (playable) el.append(h("span", { class: "play-mark", "aria-hidden": "true" }, "▲"));
+      if (known) {
+        el.append(h("span", { class: "known-mark", "aria-hidden": "true", title: t("table.knownTitle") }, h("span", { class: "icon icon-eye" })));
+      }
+      return el;
+    });
+    fill(hand, items);
+    hand.dataset.count = String(cards.length);
+    hand.classList.toggle("my-turn", myTurn);
+    this.layoutHand();
+  }
+
+  /** Fan the hand: overlap to fit the width, a slight arc, two rows when crowded. */
+  layoutHand() {
+    const hand = this.el.hand;
+    const cards = Array.from(hand.children);
+    const n = cards.length;
+    if (!n) {
+      hand.style.height = "";
+      return;
+    }
+    const W = hand.clientWidth;
+    this.handWidth = W;
+    const w = cards[0].offsetWidth;
+    const hgt = cards[0].offsetHeight;
+    let rows = 1;
+    let perRow = n;
+    let step = n > 1 ? Math.min(w * 0.9, (W - w) / (n - 1)) : 0;
+    if (n > 1 && step < w * 0.32) {
+      rows = 2;
+      perRow = Math.ceil(n / 2);
+      step = Math.min(w * 0.9, (W - w) / Math.max(1, perRow - 1));
+    }
+    const rowGap = hgt * 0.55;
+    let bottom = 0;
+    for (let i = 0; i < n; i++) {
+      const row = rows === 2 ? Math.floor(i / perRow) : 0;
+      const k = rows === 2 ? i % perRow : i;
+      const inRow = rows === 2 ? (row === 0 ? perRow : n - perRow) : n;
+      const span = w + step * (inRow - 1);
+      const left = (W - span) / 2 + k * step;
+      const mid = (inRow - 1) / 2;
+      const spread = Math.min(2.6, 26 / Math.max(inRow, 1));
+      const angle = (k - mid) * spread;
+      const drop = Math.abs(k - mid) ** 2 * Math.min(1.6, 14 / Math.max(inRow, 1));
+      const lift = cards[i].classList.contains("playable") ? -hgt * 0.12 : 0;
+      // Room above the fan for lifted cards and their ▲ markers.
+      const top = row * rowGap + drop + lift + hgt * 0.12 + 16;
+      bottom = Math.max(bottom, top - lift + hgt + Math.abs(angle) * w * 0.012);
+      cards[i].style.left = `${left}px`;
+      cards[i].style.top = `${top}px`;
+      cards[i].style.transform = `rotate(${angle}deg)`;
+      cards[i].style.zIndex = String(i + 1);
+    }
+    hand.style.height = `${Math.ceil(bottom + 4)}px`;
+  }
+
+  // ------------------------------------------------------------ playing
+  clickCard(card) {
+    const uses = actionsWithCard(this.legal, card);
+    if (!uses.length) return;
+    if (uses.length === 1) {
+      this.play(uses[0]);
+      return;
+    }
+    this.offer(card, uses);
+  }
+
+  /** Several moves fit: show numbered choices ("1 cover 8♣", "2 cover 9♣", "3 transfer"). */
+  offer(card, options) {
+    if (options.length === 1) {
+      this.play(options[0]);
+      return;
+    }
+    const order = { defend: 0, attack: 1, throw: 1, transfer: 2, show_trump: 3 };
+    const tableIndex = (c) => this.view.table.findIndex((p) => p.attack === c);
+    const sorted = [...options].sort(
+      (a, b) =>
+        order[a.type] - order[b.type] ||
+        (a.type === "defend" ? tableIndex(a.target) - tableIndex(b.target) : 0) ||
+        cardsOfAction(a).length - cardsOfAction(b).length,
+    );
+    this.choosing = { card, options: sorted };
+    this.renderBattle();
+    this.renderActions();
+    this.renderHand();
+    const first = this.el.actions.querySelector("button");
+    if (first) first.focus({ preventScroll: true });
+    this.hooks.announce(t("table.chooseAnnounce", { n: sorted.length }));
+  }
+
+  cancelChoice() {
+    const card = this.choosing && this.choosing.card;
+    this.choosing = null;
+    this.renderBattle();
+    this.renderActions();
+    this.renderHand();
+    const back = card && this.el.hand.querySelector(`[data-card="${card}"]`);
+    (back || this.el.hand.querySelector(".playable") || this.el.hand.querySelector("button"))?.focus({ preventScroll: true });
+  }
+
+  play(action) {
+    const f = this.ctx.frame;
+    if (this.sentVersion === f.version) return;
+    this.sentVersion = f.version;
+    this.choosing = null;
+    this.hooks.move(action, f.version);
+    this.renderBattle();
+    this.renderActions();
+    this.renderHand();
+  }
+
+  /** The server refused our move (stale or illegal): allow another try. */
+  moveRefused() {
+    this.sentVersion = null;
+    if (this.ctx) {
+      this.renderActions();
+      this.renderHand();
+    }
+  }
+
+  handKeys(ev) {
+    if (ev.key !== "ArrowLeft" && ev.key !== "ArrowRight" && ev.key !== "Home" && ev.key !== "End") return;
+    const cards = Array.from(this.el.hand.querySelectorAll("button"));
+    const i = cards.indexOf(document.activeElement);
+    if (i < 0) return;
+    let j = i;
+    if (ev.key === "ArrowLeft") j = Math.max(0, i - 1);
+    if (ev.key === "ArrowRight") j = Math.min(cards.length - 1, i + 1);
+    if (ev.key === "Home") j = 0;
+    if (ev.key === "End") j = cards.length - 1;
+    cards[j].focus();
+    ev.preventDefault();
+  }
+
+  globalKeys(ev) {
+    if (!this.ctx || document.body.dataset.screen !== "table" || this.ctx.hidden) return;
+    if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT")) return;
+    if (ev.key === "Escape" && this.choosing) {
+      this.cancelChoice();
+      ev.preventDefault();
+      return;
+    }
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (this.choosing && /^[1-9]$/.test(ev.key)) {
+      const opt = this.choosing.options[Number(ev.key) - 1];
+      if (opt) {
+        this.play(opt);
+        ev.preventDefault();
+      }
+      return;
+    }
+    const key = ev.key.toLowerCase();
+    const map = { t: "take", d: "pass", r: "transfer" };
+    if (map[key]) {
+      const btn = this.el.actions.querySelector(`[data-action="${map[key]}"]`);
+      if (btn) {
+        btn.click();
+        ev.preventDefault();
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ announcements
+  announceEvent(ev) {
+    const room = this.ctx.room;
+    const who = ev.seat === this.mySeat ? t("table.you") : seatName(room, ev.seat);
+    const a = ev.action;
+    const cards = cardsOfAction(a).map(cardName).join(", ");
+    let text = t(`table.ev.${a.type}`, { who, cards, target: a.target ? cardName(a.target) : "" });
+    if (ev.round_end === "bito") text += `. ${t("table.ev.bito")}`;
+    if (ev.round_end === "took") text += `. ${t("table.ev.took", { who: seatName(room, this.lastDefender ?? ev.seat) })}`;
+    this.hooks.announce(text);
+  }
+
+  // ------------------------------------------------------------ animation
+  snapshot() {
+    const rects = { hand: new Map(), table: new Map(), seats: new Map(), deck: null, discard: null, handBox: null };
+    for (const el of this.el.hand.querySelectorAll("[data-card]")) rects.hand.set(el.dataset.card, el.getBoundingClientRect());
+    for (const el of this.el.battle.querySelectorAll("[data-card]")) rects.table.set(el.dataset.card, el.getBoundingClientRect());
+    rects.deck = this.el.deck.getBoundingClientRect();
+    rects.discard = this.el.discard.getBoundingClientRect();
+    rects.handBox = this.el.hand.getBoundingClientRect();
+    return rects;
+  }
+
+  seatRect(seat) {
+    if (seat === this.mySeat) return this.el.hand.getBoundingClientRect();
+    const el = this.el.opponents.querySelector(`.opp[data-seat="${seat}"] .opp-hand`);
+    return el ? el.getBoundingClientRect() : this.el.opponents.getBoundingClientRect();
+  }
+
+  cardSize() {
+    const sample = this.el.battle.querySelector(".tcard") || this.el.hand.querySelector(".hcard");
+    if (sample) return { w: sample.offsetWidth, h: sample.offsetHeight };
+    return { w: 70, h: 98 };
+  }
+
+  animate(ev, before, prev) {
+    if (prefersReducedMotion() || document.hidden) return;
+    const a = ev.action;
+    const mine = ev.seat === this.mySeat;
+    const from = (card) => (mine && before.hand.get(card)) || this.centerRect(this.seatRect(ev.seat));
+    const played = cardsOfAction(a).filter((c) => a.type !== "show_trump" && c);
+    const prevView = prev.frame.view;
+    this.lastDefender = prevView.defender;
+
+    // 1. the cards just played come from the player's seat (or your hand)
+    for (const card of played) {
+      const target = this.el.battle.querySelector(`.tcard[data-card="${card}"]`);
+      if (target) this.flyInto(target, from(card));
+      else if (ev.round_end) before.table.set(card, from(card)); // swept away at once
+    }
+    if (a.type === "show_trump" && a.card) {
+      const r = this.seatRect(ev.seat);
+      this.flyClone(cardSVG(a.card), this.centerRect(r), this.centerRect(r, 1.25), { fade: true, hold: 700 });
+    }
+
+    // 2. the end of a round: the table goes to the taker or to the discard pile
+    if (ev.round_end) {
+      const dest =
+        ev.round_end === "took"
+          ? this.centerRect(this.seatRect(prevView.defender))
+          : this.centerRect(this.el.discard.getBoundingClientRect());
+      let i = 0;
+      for (const [card, rect] of before.table) {
+        const html = ev.round_end === "took" ? cardSVG(card) : backSVG();
+        this.flyClone(ev.round_end === "took" ? html : cardSVG(card), rect, dest, { delay: 120 + i * 30, fade: ev.round_end === "bito" });
+        i++;
+      }
+      // 3. refill: backs fly from the deck to each seat that drew
+      if (ev.draws) {
+        const deck = this.centerRect(this.el.deck.getBoundingClientRect());
+        let k = 0;
+        ev.draws.forEach((count, seat) => {
+          for (let j = 0; j < Math.min(count, 6); j++) {
+            this.flyClone(backSVG(), deck, this.centerRect(this.seatRect(seat)), { delay: 420 + k * 70, fade: true });
+            k++;
+          }
+        });
+      }
+    }
+  }
+
+  centerRect(r, scale = 1) {
+    const { w, h: hh } = this.cardSize();
+    const cw = w * scale;
+    const ch = hh * scale;
+    return { left: r.left + r.width / 2 - cw / 2, top: r.top + r.height / 2 - ch / 2, width: cw, height: ch };
+  }
+
+  /** Animate an element already in place from ``fromRect`` to where it is. */
+  flyInto(el, fromRect) {
+    const to = el.getBoundingClientRect();
+    if (!to.width) return;
+    const dx = fromRect.left + fromRect.width / 2 - (to.left + to.width / 2);
+    const dy = fromRect.top + fromRect.height / 2 - (to.top + to.height / 2);
+    const s = Math.max(0.4, Math.min(2, fromRect.width / to.width));
+    this.flights += 1;
+    el.animate(
+      [
+        { translate: `${dx}px ${dy}px`, scale: String(s), zIndex: 50 },
+        { translate: "0px 0px", scale: "1", zIndex: 50 },
+      ],
+      { duration: FLY_MS, easing: "cubic-bezier(.2,.7,.3,1)" },
+    );
+  }
+
+  /** A temporary card flying from one rectangle to another. */
+  flyClone(html, from, to, { delay = 0, fade = false, hold = 0 } = {}) {
+    const el = h("div", { class: "fly-card", html });
+    this.flights += 1;
+    el.style.left = `${from.left}px`;
+    el.style.top = `${from.top}px`;
+    el.style.width = `${from.width}px`;
+    el.style.height = `${from.height}px`;
+    this.el.fly.append(el);
+    const dx = to.left - from.left;
+    const dy = to.top - from.top;
+    const s = to.width / from.width;
+    const frames = hold
+      ? [
+          { translate: "0 0", scale: "1", opacity: 0 },
+          { translate: `${dx}px ${dy}px`, scale: String(s), opacity: 1, offset: 0.3 },
+          { translate: `${dx}px ${dy}px`, scale: String(s), opacity: 1, offset: 0.8 },
+          { translate: `${dx}px ${dy}px`, scale: String(s), opacity: 0 },
+        ]
+      : [
+          { translate: "0 0", scale: "1", opacity: 1 },
+          { translate: `${dx}px ${dy}px`, scale: String(s), opacity: fade ? 0.15 : 1 },
+        ];
+    const anim = el.animate(frames, { duration: FLY_MS + hold, delay, easing: "cubic-bezier(.3,.6,.3,1)", fill: "both" });
+    anim.finished.then(() => el.remove(), () => el.remove());
+  }
+}

@@ -1,0 +1,465 @@
+"""The web client in a real browser against a real server.
+
+Each test plays as a person would: it fills the start screen, clicks cards and
+buttons, and reads what the page shows; screenshots of every screen land in
+test-artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from .helpers import (
+    DESKTOP,
+    PHONE,
+    can_act,
+    click_card,
+    make_move,
+    play_to_the_end,
+    screen,
+    set_rules,
+    shot,
+    start_vs_computer,
+    version,
+    wait_screen,
+    wait_turn,
+)
+
+
+def hand_cards(page: Any) -> list[str]:
+    return list(page.eval_on_selector_all("#hand .hcard", "els => els.map(e => e.dataset.card)"))
+
+
+def test_start_screens_desktop_and_phone(open_page: Any) -> None:
+    page = open_page(DESKTOP)
+    wait_screen(page, "start")
+    assert page.locator("#start-title").inner_text() == "Durak"
+    shot(page, "01-start-desktop")
+    page.click("#tab-online")
+    page.check('#panel-online input[value="private"]')
+    assert page.is_visible("#on-pass")
+    shot(page, "02-start-online-room")
+    page.click("#tab-pnp")
+    set_rules(page, "pnp", variant="perevodnoy")
+    shot(page, "03-start-pass-and-play-rules")
+    # Keyboard: tabs move with the arrow keys
+    page.focus("#tab-pnp")
+    page.keyboard.press("ArrowLeft")
+    assert page.is_visible("#panel-join")
+
+    phone = open_page(PHONE)
+    wait_screen(phone, "start")
+    shot(phone, "04-start-phone")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def test_whole_game_against_bots_by_clicking(open_page: Any) -> None:
+    page = open_page(DESKTOP)
+    start_vs_computer(page, bots=1, deck="24", name="Tester")
+    assert wait_turn(page) in ("turn", "over")
+    # Lit cards are raised, outlined, marked and announced as playable.
+    lit = page.locator("#hand .hcard.playable")
+    if lit.count():
+        label = lit.first.get_attribute("aria-label") or ""
+        assert label.endswith(", playable"), label
+        assert lit.first.locator(".play-mark").count() == 1
+    dim = page.locator("#hand .hcard.dim")
+    if dim.count():
+        assert "playable" not in (dim.first.get_attribute("aria-label") or "")
+    # Opponent: name, face-down count, role tags
+    opp = page.locator(".opp").first
+    assert re.search(r"Bot 2, \d+ cards", opp.get_attribute("aria-label") or "")
+    assert page.locator("#deck").get_attribute("aria-label", timeout=2000)
+
+    # The first move with the keyboard: focus a lit card (or button), press Enter.
+    before = version(page)
+    target = page.locator("#hand .hcard.playable, #actions button").first
+    target.focus()
+    page.keyboard.press("Enter")
+    if page.locator("#actions .choice").count():
+        page.keyboard.press("1")
+    page.wait_for_function(f"() => Number(document.body.dataset.version) !== {before}")
+
+    moves = play_to_the_end(
+        page, limit_s=90, shot_at={2: "05-table-desktop", 6: "06-table-desktop-later"}
+    )
+    assert moves >= 3
+    # Plays were animated (from the bot's seat, from the hand, to the discard pile).
+    assert page.evaluate("window.kozyr.table.flights") > moves
+    page.wait_for_selector("#result:not([hidden])")
+    time.sleep(0.3)
+    shot(page, "07-result-desktop")
+    title = page.inner_text("#result-title")
+    assert "durak" in title.lower() or "draw" in title.lower(), title
+    rows = page.locator("#result-rows tr")
+    assert rows.count() == 2
+    assert page.locator('#result-actions [data-action="back"]').is_visible()
+
+    page.click('#result-actions [data-action="back"]')
+    wait_screen(page, "room")
+    assert page.locator("#seat-list li").count() == 2
+    assert "Tester" in page.inner_text("#seat-list")
+    shot(page, "08-room-after-game")
+
+
+def test_phone_table_layout_and_midnight_theme(open_page: Any) -> None:
+    page = open_page(PHONE)
+    start_vs_computer(page, bots=3, deck="36")
+    for n in range(1, 5):
+        if wait_turn(page) == "over":
+            break
+        make_move(page, n)
+    wait_turn(page)
+    time.sleep(0.5)
+    shot(page, "09-table-phone")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], width
+    # Every card of the hand is on screen.
+    bottom = page.evaluate(
+        "Math.max(...[...document.querySelectorAll('#hand .hcard')]"
+        ".map(e => e.getBoundingClientRect().bottom))"
+    )
+    assert bottom <= PHONE["height"] + 1, bottom
+    assert page.locator(".opp").count() == 3
+    page.select_option("#theme-select", "midnight")
+    assert page.evaluate("document.documentElement.dataset.theme") == "midnight"
+    time.sleep(0.3)
+    shot(page, "10-table-phone-midnight")
+
+
+def test_online_room_from_an_invite_link(open_page: Any) -> None:
+    host = open_page(DESKTOP)
+    wait_screen(host, "start")
+    host.fill("#player-name", "Hostess")
+    host.click("#tab-online")
+    host.select_option("#on-seats", "2")
+    set_rules(host, "on", deck="24")
+    host.click("#panel-online button[type=submit]")
+    wait_screen(host, "room")
+    invite = host.input_value("#invite-link")
+    assert "?room=" in invite
+    host.click("#copy-invite")
+    assert host.inner_text("#copy-status")
+
+    guest = open_page(PHONE, path=invite.split("/", 3)[3])
+    wait_screen(guest, "room")  # straight into the room, no form to fill
+    guest_name = guest.input_value("#player-name")
+    host.wait_for_function(
+        f"() => document.querySelector('#seat-list').innerText.includes({guest_name!r})"
+    )
+    assert "Hostess" in guest.inner_text("#seat-list")
+    assert not guest.is_visible("#start-game")  # only the host starts
+    shot(host, "11-room-host")
+    shot(guest, "12-room-guest-phone")
+
+    host.click("#start-game")
+    wait_screen(host, "table")
+    wait_screen(guest, "table")
+    pages = {"host": host, "guest": guest}
+    moves = {"host": 0, "guest": 0}
+    shots_taken = False
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if all(p.is_visible("#result") for p in pages.values()):
+            break
+        for who, page in pages.items():
+            if can_act(page) and not page.is_visible("#result"):
+                moves[who] += 1
+                if not shots_taken and moves["host"] >= 2 and moves["guest"] >= 2:
+                    shots_taken = True
+                    shot(host, "13-online-table-host")
+                    shot(guest, "14-online-table-guest-phone")
+                make_move(page, moves[who])
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"online game did not finish: {moves}")
+    assert moves["host"] and moves["guest"]
+    time.sleep(0.3)
+    shot(guest, "15-online-result-guest-phone")
+    assert host.inner_text("#result-title") and guest.inner_text("#result-title")
+    # The host may start the next game at once; the guest sees it begin.
+    assert host.locator('#result-actions [data-action="rematch"]').is_visible()
+    assert not guest.locator('#result-actions [data-action="rematch"]').count()
+
+
+def test_reload_mid_game_resumes_the_seat(open_page: Any) -> None:
+    page = open_page(DESKTOP)
+    start_vs_computer(page, bots=2, deck="36", name="Reloader")
+    for n in range(1, 4):
+        if wait_turn(page) == "over":
+            break
+        make_move(page, n)
+    assert wait_turn(page) == "turn"
+    hand = hand_cards(page)
+    seen = version(page)
+    code = page.evaluate("new URL(location.href).searchParams.get('room')")
+    assert code and hand
+
+    page.reload()
+    wait_screen(page, "table")
+    assert wait_turn(page) == "turn"
+    assert hand_cards(page) == hand
+    assert version(page) == seen
+    assert page.evaluate("new URL(location.href).searchParams.get('room')") == code
+    assert "Reloader" in page.inner_text("#me-info")
+    shot(page, "16-table-after-reload")
+    make_move(page, 1)  # the seat still plays
+
+
+def test_pass_and_play_with_the_privacy_screen(open_page: Any) -> None:
+    page = open_page(DESKTOP)
+    wait_screen(page, "start")
+    page.click("#tab-pnp")
+    page.select_option("#pnp-count", "2")
+    page.fill("#pnp-name-0", "Anna")
+    page.fill("#pnp-name-1", "Boris")
+    set_rules(page, "pnp", deck="24")
+    page.click("#panel-pnp button[type=submit]")
+    wait_screen(page, "table")
+
+    names_seen: list[str] = []
+    privacy_screens = 0
+    for n in range(1, 11):
+        state = wait_turn(page)
+        if state == "over":
+            break
+        if state == "turn":
+            # The same player moves again (e.g. throws in after a take): no screen.
+            who = names_seen[-1]
+        else:
+            privacy_screens += 1
+            who = page.inner_text("#privacy-title")
+            assert who in ("Anna", "Boris")
+            if names_seen:
+                assert who != names_seen[-1]  # the screen comes when the player changes
+            # Nothing of anybody's hand shows while the screen is up.
+            hand_style = "getComputedStyle(document.querySelector('#hand')).visibility"
+            assert page.evaluate(hand_style) == "hidden"
+            if privacy_screens == 1:
+                shot(page, "17-pnp-privacy")
+            page.click("#privacy-reveal")
+            assert not page.is_visible("#privacy")
+            if privacy_screens == 1:
+                time.sleep(0.3)
+                shot(page, "18-pnp-revealed")
+            if privacy_screens == 3:
+                # A reload brings the whole table back, behind the privacy screen.
+                page.reload()
+                wait_screen(page, "table")
+                assert wait_turn(page) == "privacy"
+                assert page.inner_text("#privacy-title") == who
+                page.click("#privacy-reveal")
+        assert who in page.inner_text("#me-info")
+        names_seen.append(who)
+        assert can_act(page)
+        make_move(page, n)
+    assert privacy_screens >= 3
+    assert set(names_seen) == {"Anna", "Boris"}
+    page.click("#table-leave")
+    page.click("#table-leave")  # a second tap confirms
+    wait_screen(page, "start")
+
+
+def test_language_from_the_browser_and_the_switch(open_page: Any) -> None:
+    page = open_page(DESKTOP, locale="ru-RU")
+    wait_screen(page, "start")
+    assert page.locator("#start-title").inner_text() == "Дурак"
+    assert page.evaluate("document.documentElement.lang") == "ru"
+    shot(page, "19-start-ru")
+    for lang, title, name in (("zh", "杜拉克", "20-start-zh"), ("ja", "ドゥラーク", "21-start-ja")):
+        page.select_option("#lang-select", lang)
+        page.wait_for_function(
+            f"() => document.querySelector('#start-title').innerText === {title!r}"
+        )
+        assert page.inner_text("#tab-computer") != "Computer"
+        shot(page, name)
+    page.reload()
+    wait_screen(page, "start")
+    assert page.locator("#start-title").inner_text() == "ドゥラーク"  # the choice is remembered
+
+    start_vs_computer(page, bots=2, deck="36")
+    wait_turn(page)
+    lit = page.locator("#hand .hcard.playable")
+    if lit.count():
+        assert (lit.first.get_attribute("aria-label") or "").endswith("、出せます")
+    time.sleep(0.4)
+    shot(page, "22-table-ja")
+    page.select_option("#lang-select", "ru")
+    page.wait_for_function("() => document.querySelector('#table-leave').innerText === 'Выйти'")
+    page.select_option("#lang-select", "en")
+    page.wait_for_function("() => document.querySelector('#table-leave').innerText === 'Leave'")
+    if page.locator("#hand .hcard.playable").count():
+        card = page.locator("#hand .hcard.playable").first
+        assert (card.get_attribute("aria-label") or "").endswith(", playable")
+        click_card(page, card)
+    assert screen(page) == "table"
+
+
+# A defender's position where one card fits several moves: the trump 8C covers
+# either seven, 7C covers either seven, transfers or is shown (perevodnoy with
+# show-trump transfers). The table is drawn from this frame as if it came from
+# the server; the moves the page would send are collected instead.
+CHOICE_FRAME = {
+    "type": "game",
+    "game": 1,
+    "version": 7,
+    "seat": 0,
+    "to_move": 0,
+    "deadline": None,
+    "time_left": None,
+    "view": {
+        "seat": 0,
+        "hand": ["9S", "7D", "8C", "7C", "KH"],
+        "hand_counts": [5, 4, 6],
+        "known": [["7C"], [], ["QD", "QH"]],
+        "deck": 9,
+        "trump": "AC",
+        "trump_holder": None,
+        "table": [{"attack": "7S", "defense": None}, {"attack": "7H", "defense": None}],
+        "discard": 6,
+        "discarded": [],
+        "attacker": 2,
+        "defender": 0,
+        "round_attacker": 2,
+        "to_move": 0,
+        "phase": "defend",
+        "limit": 5,
+        "taking": False,
+        "out": [],
+        "result": None,
+    },
+    "legal": [
+        {"seat": 0, "type": "defend", "card": "9S", "target": "7S"},
+        {"seat": 0, "type": "defend", "card": "8C", "target": "7S"},
+        {"seat": 0, "type": "defend", "card": "8C", "target": "7H"},
+        {"seat": 0, "type": "defend", "card": "7C", "target": "7S"},
+        {"seat": 0, "type": "defend", "card": "7C", "target": "7H"},
+        {"seat": 0, "type": "defend", "card": "KH", "target": "7H"},
+        {"seat": 0, "type": "take"},
+        {"seat": 0, "type": "transfer", "cards": ["7D"]},
+        {"seat": 0, "type": "transfer", "cards": ["7C"]},
+        {"seat": 0, "type": "transfer", "cards": ["7C", "7D"]},
+        {"seat": 0, "type": "show_trump", "card": "7C"},
+    ],
+}
+CHOICE_ROOM = {
+    "code": "testtesttest",
+    "invite": "",
+    "state": "playing",
+    "host": 0,
+    "host_name": "Vera",
+    "rules": {"players": 3, "variant": "perevodnoy", "transfer_show_trump": True, "teams": "none"},
+    "move_time": None,
+    "visibility": "private",
+    "has_passphrase": False,
+    "bot_level": 3,
+    "seats": [
+        {
+            "seat": 0,
+            "name": "Vera",
+            "bot": None,
+            "human": True,
+            "connected": True,
+            "away": False,
+            "host": True,
+        },
+        {
+            "seat": 1,
+            "name": "Oleg",
+            "bot": None,
+            "human": True,
+            "connected": False,
+            "away": False,
+            "host": False,
+        },
+        {
+            "seat": 2,
+            "name": None,
+            "bot": 5,
+            "human": False,
+            "connected": False,
+            "away": False,
+            "host": False,
+        },
+    ],
+    "spectators": [],
+    "game": 1,
+    "version": 7,
+}
+DRAW_FRAME = """([frame, room]) => {
+    window.sent = [];
+    const k = window.kozyr;
+    k.table.hooks.move = (action, version) => window.sent.push([action, version]);
+    k.state.room = room;
+    k.show("table");
+    k.table.ctx = null;  // a fresh frame each time (the same version is answered again)
+    k.table.render({frame, room, event: null, receivedAt: performance.now(), hidden: false});
+}"""
+
+
+def sent(page: Any) -> list[Any]:
+    return list(page.evaluate("window.sent"))
+
+
+def test_numbered_cover_choices_transfer_and_show_trump(open_page: Any) -> None:
+    page = open_page(DESKTOP)
+    wait_screen(page, "start")
+    page.evaluate(DRAW_FRAME, [CHOICE_FRAME, CHOICE_ROOM])
+    # Buttons only for what is legal: Take, Transfer, Show trump; no Pass.
+    actions = page.eval_on_selector_all("#actions button", "els => els.map(e => e.dataset.action)")
+    assert actions == ["take", "transfer", "show_trump"]
+    assert page.locator("#hand .hcard.playable").count() == 5
+    assert page.get_attribute('[data-card="7S"]', "aria-label") is None  # label is on the pair
+    pair = page.locator("#battle .pair").first.get_attribute("aria-label") or ""
+    assert pair == "Seven of spades, not covered"
+    known = page.locator("#hand .hcard.known")
+    assert known.count() == 1 and "known to the others" in (known.get_attribute("aria-label") or "")
+    assert "Queen of diamonds" in (
+        page.locator('.opp[data-seat="2"] .known').get_attribute("aria-label") or ""
+    )
+    assert "offline" in (page.locator('.opp[data-seat="1"]').get_attribute("aria-label") or "")
+
+    # 9S covers only 7S: one click plays it.
+    click_card(page, page.locator('#hand [data-card="9S"]'))
+    assert sent(page) == [[{"seat": 0, "type": "defend", "card": "9S", "target": "7S"}, 7]]
+
+    page.evaluate(DRAW_FRAME, [CHOICE_FRAME, CHOICE_ROOM])
+    # The trump 8C covers either card: numbered choices, on the buttons and the table.
+    click_card(page, page.locator('#hand [data-card="8C"]'))
+    labels = page.locator("#actions .choice").all_inner_texts()
+    assert len(labels) == 2 and all("cover" in text for text in labels), labels
+    badges = page.eval_on_selector_all(
+        "#battle .choice-badge", "els => els.map(e => e.textContent)"
+    )
+    assert badges == ["1", "2"]
+    time.sleep(0.2)
+    shot(page, "23-cover-choices")
+    page.keyboard.press("Escape")  # cancel, then choose with the keyboard
+    assert page.locator("#actions .choice").count() == 0
+    page.focus('#hand [data-card="8C"]')
+    page.keyboard.press("Enter")
+    page.keyboard.press("2")
+    assert sent(page) == [[{"seat": 0, "type": "defend", "card": "8C", "target": "7H"}, 7]]
+
+    # 7C: cover 1, cover 2, transfer alone, transfer with 7D, show it.
+    page.evaluate(DRAW_FRAME, [CHOICE_FRAME, CHOICE_ROOM])
+    click_card(page, page.locator('#hand [data-card="7C"]'))
+    labels = page.locator("#actions .choice").all_inner_texts()
+    assert len(labels) == 5, labels
+    page.locator("#battle .tcard.choose").first.click()  # the attack card itself is a choice
+    assert sent(page) == [[{"seat": 0, "type": "defend", "card": "7C", "target": "7S"}, 7]]
+
+    # The Transfer button offers the three transfers; Show trump plays at once.
+    page.evaluate(DRAW_FRAME, [CHOICE_FRAME, CHOICE_ROOM])
+    page.click('#actions [data-action="transfer"]')
+    assert page.locator("#actions .choice").count() == 3
+    page.locator("#actions .choice").nth(2).click()
+    assert sent(page) == [[{"seat": 0, "type": "transfer", "cards": ["7C", "7D"]}, 7]]
+    page.evaluate(DRAW_FRAME, [CHOICE_FRAME, CHOICE_ROOM])
+    page.click('#actions [data-action="show_trump"]')
+    assert sent(page) == [[{"seat": 0, "type": "show_trump", "card": "7C"}, 7]]
+    page.evaluate(DRAW_FRAME, [CHOICE_FRAME, CHOICE_ROOM])
+    page.keyboard.press("t")  # keyboard shortcut for Take
+    assert sent(page) == [[{"seat": 0, "type": "take"}, 7]]
