@@ -27,7 +27,7 @@ def add_parser(sub: Any) -> None:
         "--seconds",
         type=float,
         default=3.0,
-        help="time per measurement; for bots, thinking time per level (default 3)",
+        help="time per measurement; for bots, per level (default 3)",
     )
     p.add_argument("--levels", default="1-10", help="bots: levels to time, e.g. 1-10 or 5,10")
     p.add_argument("--variant", default="podkidnoy", choices=["podkidnoy", "perevodnoy"])
