@@ -30,10 +30,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class ServerProcess:
-    """``kozyr serve`` on a free loopback port, with test-friendly timings."""
+    """``kozyr serve`` on a free loopback port, with test-friendly timings.
 
-    def __init__(self, db: Path, *extra: str) -> None:
+    ``db`` is an SQLite file (its directory is the server's working directory);
+    ``db_url``, if given, is passed to ``--db`` instead (e.g. a PostgreSQL URL)."""
+
+    def __init__(self, db: Path, *extra: str, db_url: str | None = None) -> None:
         self.db = db
+        self.db_url = db_url or f"sqlite:///{db}"
         self.extra = list(extra)
         self.proc: subprocess.Popen[str] | None = None
         self._reader = threading.Thread()
@@ -51,7 +55,7 @@ class ServerProcess:
             "--port",
             "0",
             "--db",
-            f"sqlite:///{self.db}",
+            self.db_url,
             "--bot-delay",
             "0",
             "--grace",
