@@ -14,7 +14,6 @@ from kozyr.cli.main import main
 from kozyr.cli.replay import replay_json
 from kozyr.engine.actions import Action, Kind
 
-HAS_MAKE_BOT = hasattr(kozyr.bots, "make_bot")
 #: Parts of the summary that depend on the machine, not on the games.
 TIMING = ("elapsed_s", "games_per_s", "workers", "command")
 
@@ -170,12 +169,6 @@ def test_errors(args, message, capsys):
     assert message in err and err.startswith("kozyr arena: error:")
 
 
-@pytest.mark.skipif(HAS_MAKE_BOT, reason="kozyr.bots.make_bot exists")
-def test_levels_need_make_bot(capsys):
-    assert main(["arena", "3", "random"]) == 1
-    assert "kozyr.bots.make_bot" in capsys.readouterr().err
-
-
 # --------------------------------------------- levels, with a stand-in factory
 class FirstLegalBot:
     """Deterministic and weak: always the first legal action."""
@@ -285,7 +278,6 @@ def test_illegal_move_names_the_bot(monkeypatch, capsys):
 
 
 # ------------------------------------------------------------- the real bots
-@pytest.mark.skipif(not HAS_MAKE_BOT, reason="kozyr.bots.make_bot is not there yet")
 def test_real_level_vs_random():
     args = ("1", "random", "--deals", "4", "--seed", "3", "--json", "--workers", "1")
     first, second = arena(*args), arena(*args)

@@ -1,14 +1,10 @@
 """Bot specifications: the strings that name a bot on the command line.
 
 ``random`` is :class:`~kozyr.bots.base.RandomBot`; ``1`` .. ``10`` are the bot
-levels of :func:`kozyr.bots.make_bot`, imported only when a level is asked for.
+levels of :func:`kozyr.bots.make_bot`.
 """
 
 from __future__ import annotations
-
-import importlib
-from collections.abc import Callable
-from typing import cast
 
 from kozyr.bots.base import Bot, RandomBot
 
@@ -46,27 +42,14 @@ def spec_order(spec: str) -> tuple[int, int]:
     return (0, 0) if spec == "random" else (1, int(spec))
 
 
-def _level_factory() -> Callable[..., Bot]:
-    try:
-        bots = importlib.import_module("kozyr.bots")
-    except ImportError as exc:  # pragma: no cover - kozyr.bots is part of the package
-        raise ArenaError(f"cannot import kozyr.bots: {exc}") from None
-    factory = getattr(bots, "make_bot", None)
-    if factory is None or not callable(factory):
-        raise ArenaError(
-            "bot levels need kozyr.bots.make_bot(level, seed), which this build of Kozyr "
-            "does not have yet; only 'random' is available"
-        )
-    return cast(Callable[..., Bot], factory)
-
-
 def make(spec: str, seed: int | None) -> Bot:
     """A new bot for ``spec`` (a canonical spec from :func:`parse_spec`)."""
     if spec == "random":
         return RandomBot(seed)
-    factory = _level_factory()
+    from kozyr.bots import make_bot  # the search levels are only loaded when asked for
+
     try:
-        return factory(int(spec), seed=seed)
+        return make_bot(int(spec), seed=seed)
     except ArenaError:
         raise
     except Exception as exc:
