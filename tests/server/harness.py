@@ -21,6 +21,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from kozyr.cli.replay import replay_json
 from kozyr.engine.actions import Action
 from kozyr.engine.cards import card_str, cards_of
 from kozyr.engine.record import GameRecord
@@ -335,3 +336,82 @@ def check_frames(clients: list[Client], record_data: dict[str, Any]) -> int:
                     assert set(frame["view"]["hand"]) == hand
             checked += 1
     return checked
+
+
+async def _quiet(clients: list[Client], humans: set[int]) -> dict[str, dict[str, Any]]:
+    """Wait until a human is to move and nothing more arrives; the last frames."""
+    while True:
+        for c in clients:
+            try:
+                while True:
+                    await c.recv(0.4)
+            except TimeoutError:
+                pass
+        games = {c.name: c.game for c in clients}
+        if all(g is not None for g in games.values()):
+            versions = {g["version"] for g in games.values() if g}
+            moving = next(iter(games.values()))
+            if len(versions) == 1 and moving and moving["to_move"] in humans:
+                return games  # type: ignore[return-value]
+
+
+async def crash_and_resume(srv: ServerProcess, seed: int) -> dict[str, Any]:
+    """Two humans and two bots play; the server is killed with SIGKILL mid-game and
+    restarted on the same database; both humans resume with their tokens and the
+    game goes on to the end.  Checks that nothing was lost or duplicated and
+    returns the finished record."""
+    rng = random.Random(seed)
+    anna, boris = Client(srv.ws_url, "anna"), Client(srv.ws_url, "boris")
+    await anna.connect()
+    await anna.send(
+        {
+            "type": "create_room",
+            "seats": 4,
+            "visibility": "private",
+            "move_time": None,
+            "bot_level": 1,
+        }
+    )
+    code = (await anna.expect("room"))["room"]["code"]
+    await boris.connect()
+    await boris.send({"type": "join", "room": code})
+    await boris.expect("room")
+    await anna.send({"type": "start"})
+    await play_out([anna, boris], rng, moves=8)
+    before = await _quiet([anna, boris], {0, 1})
+    srv.kill()
+    assert not srv.alive()
+    for c in (anna, boris):
+        await c.close()
+
+    srv.start()  # same database, new port
+    back = {c.name: Client(srv.ws_url, c.name) for c in (anna, boris)}
+    for old in (anna, boris):
+        new = back[old.name]
+        new.frames = list(old.frames)
+        welcome = await new.connect(old.token)
+        assert welcome["resumed"] and welcome["room"] == code
+    after = {}
+    for name, c in back.items():
+        after[name] = await c.expect("game")
+    for name in ("anna", "boris"):
+        old_frame, new_frame = before[name], after[name]
+        assert new_frame["version"] == old_frame["version"]
+        assert new_frame["view"]["hand"] == old_frame["view"]["hand"]
+        assert new_frame["view"]["table"] == old_frame["view"]["table"]
+    view = after["anna"]["view"]
+    table = [c for pair in view["table"] for c in pair.values() if c]
+    cards = after["anna"]["view"]["hand"] + after["boris"]["view"]["hand"]
+    assert len(set(cards)) == len(cards)
+    total = sum(view["hand_counts"]) + len(table) + view["discard"] + view["deck"]
+    assert total == 36
+    await play_out(list(back.values()), rng)
+    status, record = http("GET", srv.url + back["anna"].over[-1]["record"])
+    assert status == 200
+    assert check_frames(list(back.values()), record) > 20
+    code_, out = replay_json(json.dumps(record))
+    assert code_ == 0 and out["state"]["result"] == record["result"]
+    for c in back.values():
+        await c.close()
+    assert isinstance(record, dict)
+    return record

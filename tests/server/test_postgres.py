@@ -22,7 +22,7 @@ import pytest
 
 from kozyr.cli.replay import replay_json
 
-from .harness import Client, ServerProcess, check_frames, http, play_out
+from .harness import Client, ServerProcess, check_frames, crash_and_resume, http, play_out
 
 PASSWORD = "s3cret-pw"  # trust auth ignores it; the server must not log it
 
@@ -165,75 +165,8 @@ def test_kill_9_mid_game_on_postgres_then_restart_resumes(pg: PgCluster, tmp_pat
     srv.extra += ["--bot-delay", "0.02"]
     srv.start()
 
-    async def quiet(clients: list[Client], humans: set[int]) -> dict[str, dict]:
-        """Wait until a human is to move and nothing more arrives; the last frames."""
-        while True:
-            for c in clients:
-                try:
-                    while True:
-                        await c.recv(0.3)
-                except TimeoutError:
-                    pass
-            games = {c.name: c.game for c in clients}
-            if all(g is not None for g in games.values()):
-                versions = {g["version"] for g in games.values() if g}
-                moving = next(iter(games.values()))
-                if len(versions) == 1 and moving and moving["to_move"] in humans:
-                    return games  # type: ignore[return-value]
-
-    async def scenario() -> None:
-        rng = random.Random(23)
-        anna, boris = Client(srv.ws_url, "anna"), Client(srv.ws_url, "boris")
-        await anna.connect()
-        await anna.send(
-            {
-                "type": "create_room",
-                "seats": 4,
-                "visibility": "private",
-                "move_time": None,
-                "bot_level": 1,
-            }
-        )
-        code = (await anna.expect("room"))["room"]["code"]
-        await boris.connect()
-        await boris.send({"type": "join", "room": code})
-        await boris.expect("room")
-        await anna.send({"type": "start"})
-        await play_out([anna, boris], rng, moves=8)
-        before = await quiet([anna, boris], {0, 1})
-        srv.kill()
-        assert not srv.alive()
-        for c in (anna, boris):
-            await c.close()
-
-        srv.start()  # same PostgreSQL database, new port
-        back = {c.name: Client(srv.ws_url, c.name) for c in (anna, boris)}
-        for old in (anna, boris):
-            new = back[old.name]
-            new.frames = list(old.frames)
-            welcome = await new.connect(old.token)
-            assert welcome["resumed"] and welcome["room"] == code
-        after = {name: await c.expect("game") for name, c in back.items()}
-        for name in ("anna", "boris"):
-            old_frame, new_frame = before[name], after[name]
-            assert new_frame["version"] == old_frame["version"]
-            assert new_frame["view"]["hand"] == old_frame["view"]["hand"]
-            assert new_frame["view"]["table"] == old_frame["view"]["table"]
-        view = after["anna"]["view"]
-        table = [c for pair in view["table"] for c in pair.values() if c]
-        total = sum(view["hand_counts"]) + len(table) + view["discard"] + view["deck"]
-        assert total == 36
-        await play_out(list(back.values()), rng)
-        status, record = http("GET", srv.url + back["anna"].over[-1]["record"])
-        assert status == 200
-        assert check_frames(list(back.values()), record) > 20
-        code_, out = replay_json(json.dumps(record))
-        assert code_ == 0 and out["state"]["result"] == record["result"]
-        for c in back.values():
-            await c.close()
-
     try:
-        asyncio.run(scenario())
+        asyncio.run(crash_and_resume(srv, seed=23))
         assert srv.events("room_recovered")
     finally:
         srv.stop()

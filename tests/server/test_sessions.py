@@ -11,7 +11,7 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
-from .harness import Client, ServerProcess, check_frames, http, play_out
+from .harness import Client, ServerProcess, check_frames, crash_and_resume, http, play_out
 
 
 def test_passphrase_throttled_per_address_and_room(server: ServerProcess) -> None:
@@ -164,77 +164,8 @@ def test_kill_9_mid_game_then_restart_resumes_every_table(tmp_path: Path) -> Non
     srv.start()
     assert http("GET", srv.url + "/") == (200, "<h1>Kozyr</h1>")
 
-    async def quiet(clients: list[Client], humans: set[int]) -> dict[str, dict]:
-        """Wait until a human is to move and nothing more arrives; the last frames."""
-        while True:
-            for c in clients:
-                try:
-                    while True:
-                        await c.recv(0.4)
-                except TimeoutError:
-                    pass
-            games = {c.name: c.game for c in clients}
-            if all(g is not None for g in games.values()):
-                versions = {g["version"] for g in games.values() if g}
-                moving = next(iter(games.values()))
-                if len(versions) == 1 and moving and moving["to_move"] in humans:
-                    return games  # type: ignore[return-value]
-
-    async def scenario() -> None:
-        rng = random.Random(21)
-        anna, boris = Client(srv.ws_url, "anna"), Client(srv.ws_url, "boris")
-        await anna.connect()
-        await anna.send(
-            {
-                "type": "create_room",
-                "seats": 4,
-                "visibility": "private",
-                "move_time": None,
-                "bot_level": 1,
-            }
-        )
-        code = (await anna.expect("room"))["room"]["code"]
-        await boris.connect()
-        await boris.send({"type": "join", "room": code})
-        await boris.expect("room")
-        await anna.send({"type": "start"})
-        await play_out([anna, boris], rng, moves=8)
-        before = await quiet([anna, boris], {0, 1})
-        srv.kill()
-        assert not srv.alive()
-        for c in (anna, boris):
-            await c.close()
-
-        srv.start()  # same database, new port
-        back = {c.name: Client(srv.ws_url, c.name) for c in (anna, boris)}
-        for old in (anna, boris):
-            new = back[old.name]
-            new.frames = list(old.frames)
-            welcome = await new.connect(old.token)
-            assert welcome["resumed"] and welcome["room"] == code
-        after = {}
-        for name, c in back.items():
-            after[name] = await c.expect("game")
-        for name in ("anna", "boris"):
-            old_frame, new_frame = before[name], after[name]
-            assert new_frame["version"] == old_frame["version"]
-            assert new_frame["view"]["hand"] == old_frame["view"]["hand"]
-            assert new_frame["view"]["table"] == old_frame["view"]["table"]
-        view = after["anna"]["view"]
-        table = [c for pair in view["table"] for c in pair.values() if c]
-        cards = after["anna"]["view"]["hand"] + after["boris"]["view"]["hand"]
-        assert len(set(cards)) == len(cards)
-        total = sum(view["hand_counts"]) + len(table) + view["discard"] + view["deck"]
-        assert total == 36
-        await play_out(list(back.values()), rng)
-        status, record = http("GET", srv.url + back["anna"].over[-1]["record"])
-        assert status == 200
-        assert check_frames(list(back.values()), record) > 20
-        for c in back.values():
-            await c.close()
-
     try:
-        asyncio.run(scenario())
+        asyncio.run(crash_and_resume(srv, seed=21))
         assert srv.events("room_recovered")
         # Bot moves are paced: never sooner than --bot-delay after the move before.
         # Compare moves of the same room and game only: rooms interleave in the log.
