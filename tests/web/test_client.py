@@ -141,7 +141,12 @@ def test_online_room_from_an_invite_link(open_page: Any) -> None:
     invite = host.input_value("#invite-link")
     assert "?room=" in invite
     host.click("#copy-invite")
-    assert host.inner_text("#copy-status")
+    # The copy is asynchronous (clipboard permission), so wait for its verdict.
+    host.wait_for_function("() => document.querySelector('#copy-status').textContent !== ''")
+    assert host.inner_text("#copy-status") in {
+        "Copied! Send it to your friends.",
+        "Select the link and copy it.",
+    }
 
     guest = open_page(PHONE, path=invite.split("/", 3)[3])
     wait_screen(guest, "room")  # straight into the room, no form to fill
