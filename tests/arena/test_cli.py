@@ -62,6 +62,26 @@ def test_workers_do_not_change_results():
     assert b["command"] == "kozyr arena random random random --deals 12 --seed 5 --workers 2"
 
 
+def _sides(capsys, *args):
+    assert main(["arena", "random", "1", "--json", "--workers", "1", "--seed", "3", *args]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (pairing,) = data["pairings"]
+    return data, [(s["bot"], s["duraks"]) for s in pairing["sides"]], pairing["draws"]
+
+
+def test_a_run_in_parts_adds_up_to_the_whole_run(capsys):
+    whole, whole_sides, whole_draws = _sides(capsys, "--deals", "10")
+    first, first_sides, first_draws = _sides(capsys, "--deals", "4")
+    rest, rest_sides, rest_draws = _sides(capsys, "--deals", "10", "--first-deal", "4")
+    assert rest["games"] == 12 and rest["first_deal"] == 4
+    assert rest["command"].startswith("kozyr arena random 1 --first-deal 4 --deals 10")
+    assert first_draws + rest_draws == whole_draws
+    for (bot, a), (_, b), (_, total) in zip(first_sides, rest_sides, whole_sides, strict=True):
+        assert a + b == total, bot
+    assert main(["arena", "random", "1", "--deals", "4", "--first-deal", "4"]) == 1
+    assert "--first-deal must be" in capsys.readouterr().err
+
+
 def test_json_summary(capsys):
     assert main(["arena", "random", "random", "--games", "5", "--json", "--workers", "1"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -138,14 +138,19 @@ def make_pairing(index: int, specs: list[str], players: int, team_count: int) ->
     return Pairing(index, tuple(entrants), base)
 
 
-def build_schedule(pairings: list[Pairing], deals: int, seed: int) -> list[list[GameSlot]]:
+def build_schedule(
+    pairings: list[Pairing], deals: int, seed: int, first: int = 0
+) -> list[list[GameSlot]]:
     """Every game, grouped in blocks: one block per (pairing, deal), holding that
-    deal's rotations.  The same deals are used for every pairing."""
-    deal_seeds = [derive(seed, d) for d in range(deals)]
+    deal's rotations.  The same deals are used for every pairing.
+
+    ``first`` skips the deals before it, so a long run can be played in parts:
+    deals ``0..k-1`` and ``k..n-1`` are exactly the games of one ``n``-deal run."""
+    deal_seeds = {d: derive(seed, d) for d in range(first, deals)}
     blocks = []
     for p in pairings:
         rots = p.rotations()
-        for d, ds in enumerate(deal_seeds):
+        for d, ds in deal_seeds.items():
             blocks.append(
                 [GameSlot(p.index, d, r, ds, derive(ds, r), seats) for r, seats in enumerate(rots)]
             )

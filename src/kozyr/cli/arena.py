@@ -101,6 +101,14 @@ def add_parser(sub: Any) -> None:
         help="games per pairing, rounded up to whole duplicate deals",
     )
     p.add_argument(
+        "--first-deal",
+        type=int,
+        default=0,
+        metavar="N",
+        help="skip the deals before N, to play a long run in parts: "
+        "'--deals 100' then '--first-deal 100 --deals 300' are the games of '--deals 300'",
+    )
+    p.add_argument(
         "--workers",
         type=int,
         default=DEFAULT_WORKERS,
@@ -217,6 +225,8 @@ def canonical_command(args: argparse.Namespace, rules: Rules, deals: int) -> str
             continue
         text = str(value).lower() if isinstance(value, bool) else str(value)
         parts += ["--rule", f"{name}={text}"]
+    if args.first_deal:
+        parts += ["--first-deal", str(args.first_deal)]
     parts += ["--deals", str(deals), "--seed", str(args.seed), "--workers", str(args.workers)]
     return shlex.join(parts)
 
@@ -239,9 +249,9 @@ def _elo(summary: Summary, i: int) -> str:
     return f"{r.rating:.0f} [{r.low:.0f}–{r.high:.0f}]"
 
 
-def _header(rules: Rules, pairings: list[Pairing], deals: int) -> list[str]:
+def _header(rules: Rules, pairings: list[Pairing], deals: int, first: int = 0) -> list[str]:
     rots = sorted({len(p.rotations()) for p in pairings})
-    per = deals * rots[-1]
+    per = (deals - first) * rots[-1]
     table = f"{rules.players} players, {rules.variant}, {rules.deck} cards"
     if rules.team_count:
         table += f", teams {rules.teams}"
@@ -257,7 +267,8 @@ def _header(rules: Rules, pairings: list[Pairing], deals: int) -> list[str]:
     rot = "/".join(map(str, rots))
     return [
         table,
-        f"{count}, {per} games each: {deals} duplicate deals × {rot} seat rotations",
+        f"{count}, {per} games each: {deals - first} duplicate deals × {rot} seat rotations"
+        + (f" (deals {first}–{deals - 1} of the run)" if first else ""),
     ]
 
 
@@ -383,7 +394,9 @@ def _run(args: argparse.Namespace) -> int:
         deals = DEFAULT_DEALS if args.deals is None else args.deals
         if deals < 1:
             raise ArenaError("--deals must be at least 1")
-    blocks = build_schedule(pairings, deals, args.seed)
+    if not 0 <= args.first_deal < deals:
+        raise ArenaError(f"--first-deal must be at least 0 and below the {deals} deals of the run")
+    blocks = build_schedule(pairings, deals, args.seed, args.first_deal)
     total = sum(len(b) for b in blocks)
 
     show = not args.quiet and sys.stderr.isatty()
@@ -394,7 +407,7 @@ def _run(args: argparse.Namespace) -> int:
         )
     elapsed = time.perf_counter() - start
 
-    summary = summarize(pairings, results, deals)
+    summary = summarize(pairings, results, deals - args.first_deal)
     anchor_label = next(b.label for b in summary.bots if b.spec == summary.anchor)
     info: dict[str, Any] = {
         "command": canonical_command(args, rules, deals),
@@ -403,10 +416,11 @@ def _run(args: argparse.Namespace) -> int:
         "workers": args.workers,
         "seed": args.seed,
         "deals": deals,
+        "first_deal": args.first_deal,
         "rules": rules.to_dict(),
         "engine_compiled": native.COMPILED,
         "anchor_label": anchor_label,
-        "header": _header(rules, pairings, deals),
+        "header": _header(rules, pairings, deals, args.first_deal),
     }
     summary.info = {k: info[k] for k in info if k not in ("anchor_label", "header")}
     if args.save:
