@@ -557,3 +557,59 @@ def test_a_bad_players_file_is_reported(tmp_path: Path, monkeypatch):
     con = console()
     assert play_cli.play(args("--level", "auto"), con, lambda p: "q", False) == 2
     assert "cannot read the players file" in output(con)
+
+
+class LeavesAfterOneMove:
+    """Makes one move (through ListPlayer), then types ``q`` and answers the
+    leave question with ``answers`` in turn (then plays on if still asked)."""
+
+    def __init__(self, con: Console, answers: list[str]) -> None:
+        self.player = ListPlayer(con, 5)
+        self.answers = answers
+        self.prompts: list[str] = []
+        self.quit_sent = 0
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if prompt.endswith("Leave? (y/N) "):
+            return self.answers.pop(0)
+        if self.player.moves >= 1 and not self.player.listed and self.answers:
+            self.quit_sent += 1
+            return "q"
+        return self.player(prompt)
+
+
+def test_leaving_after_a_move_counts_as_a_loss(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("KOZYR_HOME", str(tmp_path))
+    con = console()
+    reader = LeavesAfterOneMove(con, ["n", "y"])
+    code = play_cli.play(args("--seed", "4", "--level", "3", "--name", "dodger"), con, reader, False)
+    assert code == 0
+    text = output(con)
+    warning = "Leaving now counts as a loss against level 3. Leave? (y/N) "
+    assert reader.prompts.count(warning) == 2  # "n" went back to the game, "y" left
+    assert reader.quit_sent == 2
+    assert "You left the game: it counts as a loss." in text
+    assert "Your record against level 3: 1 game, 0 won, 1 lost, 0 drawn." in text
+    stats = json.loads((tmp_path / "players.json").read_text())["players"]["dodger"]
+    assert stats["levels"]["3"] == {"games": 1, "wins": 0, "losses": 1, "draws": 0}
+
+
+def test_leaving_auto_lowers_the_level(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("KOZYR_HOME", str(tmp_path))
+    con = console()
+    code = play_cli.play(args("--seed", "4"), con, LeavesAfterOneMove(con, ["y"]), False)
+    assert code == 0
+    text = output(con)
+    level = number(r"Auto level (\d+) for 'player'", text)
+    assert f"Auto: your next game is at level {level - 1}." in text
+
+
+def test_a_mixed_table_counts_against_its_strongest_level(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("KOZYR_HOME", str(tmp_path))
+    con = console()
+    argv = ("--players", "4", "--seed", "3", "--level", "2,random,4", "--name", "mia")
+    assert play_cli.play(args(*argv), con, ListPlayer(con, 1), False) == 0
+    assert "Your record against level 4: 1 game, " in output(con)
+    levels = json.loads((tmp_path / "players.json").read_text())["players"]["mia"]["levels"]
+    assert list(levels) == ["4"] and levels["4"]["games"] == 1

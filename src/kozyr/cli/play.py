@@ -8,6 +8,11 @@ prompt asks for it; otherwise defaults apply (2 players, podkidnoy, 36 cards,
 Auto).  Moves are typed as short commands (see ``kozyr.tui.commands``; ``?`` in
 the game).  ``--save FILE`` writes the game record for ``kozyr replay``.
 
+Results go into the person's per-level record (``kozyr.bots.auto``): a table
+of mixed levels counts against its strongest computer player, and leaving a
+game after your first move counts as a loss (the client asks first), so the
+Auto ladder cannot be dodged by quitting a game that is going badly.
+
 The referee is the engine: every move, the player's and the bots', goes
 through :meth:`GameState.apply`.  Input and output are injectable
 (:class:`PlaySession` takes a line reader and a rich Console), which is how
@@ -160,8 +165,12 @@ class PlaySession:
     ascii: bool = False
     delay: float = 0.0
     meta: dict[str, Any] = field(default_factory=dict)
+    #: Said before the person leaves a game they have moved in (it counts as a loss).
+    leave_warning: str | None = None
 
     def __post_init__(self) -> None:
+        #: Whether the person has made a move: from then on leaving is a loss.
+        self.moved = False
         self.state = GameState.new(self.rules, self.deal)
         self.record = GameRecord(self.rules, self.deal, meta=self.meta)
         if not self.labels:
@@ -179,8 +188,12 @@ class PlaySession:
             if seat == self.seat:
                 actions = self.ask()
                 if actions is None:
-                    self.say(Text("You left the game; it has no result.", style="bold"))
+                    if self.moved and self.leave_warning:
+                        self.say(Text("You left the game: it counts as a loss.", style="bold"))
+                    else:
+                        self.say(Text("You left the game; it has no result.", style="bold"))
                     return False
+                self.moved = True
             else:
                 actions = (self.bot_move(seat),)
             for action in actions:
@@ -231,7 +244,9 @@ class PlaySession:
                 continue
             if isinstance(command, Meta):
                 if command.name == "quit":
-                    return None
+                    if self.confirm_leave():
+                        return None
+                    continue
                 if command.name == "help":
                     self.console.print(help_panel(self.ascii))
                 elif command.name == "moves":
@@ -243,6 +258,16 @@ class PlaySession:
             if why is None:
                 return command.actions
             self.error(why)
+
+    def confirm_leave(self) -> bool:
+        """Whether the person really leaves (asked only when leaving costs a loss)."""
+        if not (self.moved and self.leave_warning):
+            return True
+        try:
+            answer = self.read_line(f"{self.leave_warning} Leave? (y/N) ")
+        except EOFError:
+            return True
+        return answer.strip().lower() in ("y", "yes")
 
     def check(self, actions: Sequence[Action]) -> str | None:
         """The engine's objection to playing ``actions`` in order, if any."""
@@ -447,8 +472,9 @@ def play(args: argparse.Namespace, console: Console, read_line: ReadLine, intera
         if levels[0] == "auto":
             ladder = Ladder(args.name, None)
             levels = [ladder.level] * len(levels)
-        elif len(set(levels)) == 1 and isinstance(levels[0], int):
-            ladder = Ladder(args.name, levels[0])
+        elif any(isinstance(lv, int) for lv in levels):
+            # A mixed table counts against its strongest computer player.
+            ladder = Ladder(args.name, max(lv for lv in levels if isinstance(lv, int)))
         others = [s for s in range(setup.rules.players) if s != setup.seat]
         bots = {s: bot_for(lv, setup.seed * 8 + s) for s, lv in zip(others, levels, strict=True)}
     except EOFError:
@@ -475,6 +501,9 @@ def play(args: argparse.Namespace, console: Console, read_line: ReadLine, intera
         ascii=args.ascii,
         delay=args.delay,
         meta=meta,
+        leave_warning=None
+        if ladder is None
+        else f"Leaving now counts as a loss against level {ladder.level}.",
     )
     session.run()
     footer = [f"Seed {setup.seed} · {len(session.record.actions)} moves"]
@@ -484,6 +513,9 @@ def play(args: argparse.Namespace, console: Console, read_line: ReadLine, intera
         if ladder is not None:
             footer += ladder.finish(outcome_for(result, setup.seat))
         session.end_screen(footer)
+    elif ladder is not None and session.moved:
+        for line in ladder.finish("loss"):  # no dodging the Auto ladder by leaving
+            console.print(line)
         if save is None and interactive:
             try:
                 save = read_line("Save the record? File name (Enter to skip): ").strip() or None
