@@ -70,8 +70,8 @@ def _sides(capsys, *args):
 
 
 def test_a_run_in_parts_adds_up_to_the_whole_run(capsys):
-    whole, whole_sides, whole_draws = _sides(capsys, "--deals", "10")
-    first, first_sides, first_draws = _sides(capsys, "--deals", "4")
+    _, whole_sides, whole_draws = _sides(capsys, "--deals", "10")
+    _, first_sides, first_draws = _sides(capsys, "--deals", "4")
     rest, rest_sides, rest_draws = _sides(capsys, "--deals", "10", "--first-deal", "4")
     assert rest["games"] == 12 and rest["first_deal"] == 4
     assert rest["command"].startswith("kozyr arena random 1 --first-deal 4 --deals 10")

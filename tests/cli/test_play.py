@@ -583,7 +583,8 @@ def test_leaving_after_a_move_counts_as_a_loss(tmp_path: Path, monkeypatch):
     monkeypatch.setenv("KOZYR_HOME", str(tmp_path))
     con = console()
     reader = LeavesAfterOneMove(con, ["n", "y"])
-    code = play_cli.play(args("--seed", "4", "--level", "3", "--name", "dodger"), con, reader, False)
+    argv = ("--seed", "4", "--level", "3", "--name", "dodger")
+    code = play_cli.play(args(*argv), con, reader, False)
     assert code == 0
     text = output(con)
     warning = "Leaving now counts as a loss against level 3. Leave? (y/N) "
