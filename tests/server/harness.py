@@ -30,16 +30,38 @@ from kozyr.engine.state import GameState
 ROOT = Path(__file__).resolve().parents[2]
 
 
+#: Server options for the socket tests: no bot pacing, quick takeovers and timers.
+TEST_OPTIONS = (
+    "--bot-delay",
+    "0",
+    "--grace",
+    "0.5",
+    "--bot-workers",
+    "1",
+    "--passphrase-backoff",
+    "0.4",
+    "--move-time-scale",
+    "0.02",
+)
+
+
 class ServerProcess:
     """``kozyr serve`` on a free loopback port, with test-friendly timings.
 
     ``db`` is an SQLite file (its directory is the server's working directory);
-    ``db_url``, if given, is passed to ``--db`` instead (e.g. a PostgreSQL URL)."""
+    ``db_url``, if given, is passed to ``--db`` instead (e.g. a PostgreSQL URL);
+    ``options`` replaces :data:`TEST_OPTIONS` and ``extra`` is added after them."""
 
-    def __init__(self, db: Path, *extra: str, db_url: str | None = None) -> None:
+    def __init__(
+        self,
+        db: Path,
+        *extra: str,
+        db_url: str | None = None,
+        options: tuple[str, ...] = TEST_OPTIONS,
+    ) -> None:
         self.db = db
         self.db_url = db_url or f"sqlite:///{db}"
-        self.extra = list(extra)
+        self.extra = [*options, *extra]
         self.proc: subprocess.Popen[str] | None = None
         self._reader = threading.Thread()
         self.lines: list[dict[str, Any]] = []
@@ -57,16 +79,6 @@ class ServerProcess:
             "0",
             "--db",
             self.db_url,
-            "--bot-delay",
-            "0",
-            "--grace",
-            "0.5",
-            "--bot-workers",
-            "1",
-            "--passphrase-backoff",
-            "0.4",
-            "--move-time-scale",
-            "0.02",
             *self.extra,
         ]
         env = dict(os.environ, PYTHONWARNINGS="ignore")

@@ -10,18 +10,14 @@ test-artifacts/screenshots/, named in the terminal summary.
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ..server.harness import ServerProcess
 from .helpers import DESKTOP, SHOTS
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -40,90 +36,25 @@ CHROMIUM_ARGS = [
 IGNORED_CONSOLE = ("Failed to load resource", "WebSocket is closed before")
 
 
-class Server:
-    """``kozyr serve`` on a free port of 127.0.0.1 with a throw-away database."""
-
-    def __init__(self, workdir: Path) -> None:
-        self.workdir = workdir
-        self.port = 0
-        self.lines: list[dict[str, Any]] = []
-        self._ready = threading.Event()
-        self.proc: subprocess.Popen[str] | None = None
-        self._reader = threading.Thread()
-
-    def start(self) -> Server:
-        cmd = [
-            sys.executable,
-            "-m",
-            "kozyr.cli.main",
-            "serve",
-            "--port",
-            "0",
-            "--db",
-            f"sqlite:///{self.workdir / 'kozyr.db'}",
-            "--bot-delay",
-            "0.05",
-            "--grace",
-            "3",
-            "--bot-workers",
-            "1",
-            "--rate",
-            "100",
-            "--burst",
-            "200",
-        ]
-        self.proc = subprocess.Popen(
-            cmd,
-            cwd=self.workdir,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=dict(os.environ, PYTHONWARNINGS="ignore"),
-        )
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-        if not self._ready.wait(60):
-            self.stop()
-            raise RuntimeError(
-                "kozyr serve did not start:\n" + "\n".join(map(str, self.lines[-20:]))
-            )
-        return self
-
-    def _read(self) -> None:
-        assert self.proc is not None and self.proc.stderr is not None
-        for line in self.proc.stderr:
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError:
-                data = {"event": "raw", "message": line.rstrip()}
-            self.lines.append(data)
-            if data.get("event") == "listening":
-                self.port = int(data["port"])
-                self._ready.set()
-        self.proc.stderr.close()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/"
-
-    def events(self, name: str) -> list[dict[str, Any]]:
-        return [line for line in self.lines if line.get("event") == name]
-
-    def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.terminate()
-        try:
-            self.proc.wait(15)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
-        self._reader.join(10)
+#: Bots paced so that a person (and a screenshot) can follow them; real move times.
+WEB_OPTIONS = (
+    "--bot-delay",
+    "0.05",
+    "--grace",
+    "3",
+    "--bot-workers",
+    "1",
+    "--rate",
+    "100",
+    "--burst",
+    "200",
+)
 
 
 @pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    proc = Server(tmp_path_factory.mktemp("kozyr-web")).start()
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    db = tmp_path_factory.mktemp("kozyr-web") / "kozyr.db"
+    proc = ServerProcess(db, options=WEB_OPTIONS).start()
     yield proc
     proc.stop()
     assert not proc.events("internal_error"), proc.events("internal_error")
@@ -149,7 +80,9 @@ def clean_shots() -> None:
 
 
 @pytest.fixture
-def open_page(browser: Any, server: Server, clean_shots: None) -> Iterator[Callable[..., Any]]:
+def open_page(
+    browser: Any, server: ServerProcess, clean_shots: None
+) -> Iterator[Callable[..., Any]]:
     """open_page(viewport=DESKTOP, locale="en-US", path="") -> a Page in a new context.
 
     Every JavaScript error on any page fails the test."""
@@ -163,7 +96,7 @@ def open_page(browser: Any, server: Server, clean_shots: None) -> Iterator[Calla
         page = ctx.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.on("console", lambda m: _console(m, errors))
-        page.goto(server.url + path)
+        page.goto(f"{server.url}/{path}")
         return page
 
     yield make
