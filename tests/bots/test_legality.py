@@ -7,7 +7,7 @@ from itertools import permutations
 
 import pytest
 
-from kozyr.bots.heuristic import heuristic_action
+from kozyr.bots.heuristic_bot import heuristic_action
 from kozyr.bots.heuristics import cover_plan, tables
 from kozyr.bots.levels import LEVELS
 from kozyr.bots.match import play_game

@@ -1,7 +1,7 @@
 """The rule-of-thumb player shared by levels 1–4 and by every search rollout.
 
 The same three functions decide for a bot looking at a :class:`View` (levels
-1–4, see :mod:`kozyr.bots.heuristic`) and for the simulated players of a
+1–4, see :mod:`kozyr.bots.heuristic_bot`) and for the simulated players of a
 rollout looking at a sampled :class:`GameState` (:mod:`kozyr.bots.rollout`).
 They take plain ints and int bit masks — the seat's own hand, the table and
 public facts — so they are fast enough to be called thousands of times per

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .base import Bot
-from .heuristic import HeuristicBot
+from .heuristic_bot import HeuristicBot
 from .heuristics import SOLID, Style
 from .search import SearchBot, SearchConfig
 

@@ -38,7 +38,7 @@ from kozyr.engine.state import LEAD
 from kozyr.engine.view import View
 
 from .endgame import Solver, two_sided
-from .heuristic import heuristic_action
+from .heuristic_bot import heuristic_action
 from .heuristics import SOLID, cheapest, tables
 from .public import decision_seed
 from .rollout import playout, reward
