@@ -82,6 +82,40 @@ def test_a_run_in_parts_adds_up_to_the_whole_run(capsys):
     assert "--first-deal must be" in capsys.readouterr().err
 
 
+def test_merged_parts_print_the_table_of_the_whole_run(tmp_path, capsys):
+    line_up = ("random", "1", "1", "--seed", "3", "--workers", "1", "--json")
+    whole, first, rest = (str(tmp_path / name) for name in ("whole", "first", "rest"))
+    assert main(["arena", *line_up, "--deals", "6", "--save", whole]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    assert main(["arena", *line_up, "--deals", "2", "--save", first]) == 0
+    assert main(["arena", *line_up, "--deals", "6", "--first-deal", "2", "--save", rest]) == 0
+    capsys.readouterr()
+    assert main(["arena", "--merge", rest, first, "--json"]) == 0
+    merged = json.loads(capsys.readouterr().out)
+    assert merged.pop("merged_from") == [first, rest]
+    assert games_only(merged) == games_only(expected)  # Elo and intervals included
+    assert merged["command"] == "kozyr arena random 1 1 --deals 6 --seed 3 --workers 1"
+
+    assert main(["arena", "--merge", whole, rest]) == 1  # overlapping deals
+    assert "the parts do not adjoin" in capsys.readouterr().err
+    other = str(tmp_path / "other")
+    assert main(["arena", "random", "2", "--deals", "2", "--save", other, "--json"]) == 0
+    capsys.readouterr()
+    assert main(["arena", "--merge", other, rest]) == 1
+    assert "not a part of the same run" in capsys.readouterr().err
+
+    records = sorted(Path(rest).glob("p*.json"))
+    records[0].unlink()  # a lost game is noticed
+    assert main(["arena", "--merge", first, rest]) == 1
+    assert "holds 11 records, its summary 12" in capsys.readouterr().err
+    data = json.loads(records[1].read_text())
+    data["actions"] = data["actions"][:-1]  # so is an edited one
+    records[1].write_text(json.dumps(data))
+    records[0].write_text(json.dumps(data))
+    assert main(["arena", "--merge", first, rest]) == 1
+    assert "does not replay to a finished game" in capsys.readouterr().err
+
+
 def test_json_summary(capsys):
     assert main(["arena", "random", "random", "--games", "5", "--json", "--workers", "1"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -7,6 +7,8 @@ Examples::
     kozyr arena --round-robin 1,2,4,10     # every pairing of four levels
     kozyr arena random random --json       # machine-readable summary
     kozyr arena --rule teams=2v2 10 4      # 2 vs 2: a team of level 10s vs level 4s
+    kozyr arena 10 4 --deals 300 --first-deal 150 --save part2   # a long run in parts...
+    kozyr arena --merge part1 part2        # ...and its one table
 
 Every deal is played once per rotation of the seats (duplicate deals), so each
 bot holds every hand of it; docs for the statistics are in kozyr.arena.stats.
@@ -22,6 +24,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
@@ -121,6 +124,13 @@ def add_parser(sub: Any) -> None:
         help=f"seed of the deals and bots (default {DEFAULT_SEED})",
     )
     p.add_argument("--save", metavar="DIR", help="save every game as a record (kozyr replay)")
+    p.add_argument(
+        "--merge",
+        nargs="+",
+        metavar="DIR",
+        help="print one table for a run played in parts, each saved with --save DIR "
+        "(every record is replayed)",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)
@@ -335,6 +345,9 @@ def render(console: Console, summary: Summary, info: dict[str, Any]) -> None:
         console.print(note, highlight=False)
     console.print()
     console.print(f"Command: {info['command']}", highlight=False, soft_wrap=True)
+    if info.get("merged_from"):
+        parts = ", ".join(info["merged_from"])
+        console.print(f"Merged from the parts saved in {parts}", highlight=False, soft_wrap=True)
     console.print(
         f"Elapsed: {info['elapsed_s']:.1f} s with {info['workers']} worker"
         f"{'s' if info['workers'] != 1 else ''} ({info['games_per_s']:.1f} games/s)",
@@ -377,6 +390,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.merge:
+        if args.bots or args.round_robin or args.save:
+            raise ArenaError("--merge takes saved parts only: no bots, --round-robin or --save")
+        from .arena_merge import merge
+
+        report, command, seed = merge(args.merge)
+        return report.output(command, seed, None, args.json)
     if args.workers < 1:
         raise ArenaError("--workers must be at least 1")
     if args.seed < 0:
@@ -407,29 +427,52 @@ def _run(args: argparse.Namespace) -> int:
         )
     elapsed = time.perf_counter() - start
 
-    summary = summarize(pairings, results, deals - args.first_deal)
-    anchor_label = next(b.label for b in summary.bots if b.spec == summary.anchor)
-    info: dict[str, Any] = {
-        "command": canonical_command(args, rules, deals),
-        "elapsed_s": round(elapsed, 3),
-        "games_per_s": round(len(results) / elapsed, 2) if elapsed > 0 else None,
-        "workers": args.workers,
-        "seed": args.seed,
-        "deals": deals,
-        "first_deal": args.first_deal,
-        "rules": rules.to_dict(),
-        "engine_compiled": native.COMPILED,
-        "anchor_label": anchor_label,
-        "header": _header(rules, pairings, deals, args.first_deal),
-    }
-    summary.info = {k: info[k] for k in info if k not in ("anchor_label", "header")}
-    if args.save:
-        with open(f"{args.save}/arena.json", "w", encoding="utf-8") as f:
-            json.dump(summary.to_json(), f, indent=2, ensure_ascii=False)
-            f.write("\n")
-    if args.json:
-        print(json.dumps(summary.to_json(), indent=2, ensure_ascii=False))
+    command = canonical_command(args, rules, deals)
+    report = Report(rules, pairings, results, deals, args.first_deal, elapsed, args.workers)
+    return report.output(command, args.seed, args.save, args.json)
+
+
+@dataclass
+class Report:
+    """The results of a run (or of several parts merged) and how to print them."""
+
+    rules: Rules
+    pairings: list[Pairing]
+    results: list[runner.GameResult]
+    #: The results are of deals ``first..deals-1`` of the run.
+    deals: int
+    first: int
+    elapsed: float
+    workers: int
+    #: The saved parts these results were merged from (``--merge``), in deal order.
+    merged_from: list[str] | None = None
+
+    def output(self, command: str, seed: int, save: str | None, as_json: bool) -> int:
+        summary = summarize(self.pairings, self.results, self.deals - self.first)
+        anchor_label = next(b.label for b in summary.bots if b.spec == summary.anchor)
+        elapsed = self.elapsed
+        info: dict[str, Any] = {
+            "command": command,
+            "elapsed_s": round(elapsed, 3),
+            "games_per_s": round(len(self.results) / elapsed, 2) if elapsed > 0 else None,
+            "workers": self.workers,
+            "seed": seed,
+            "deals": self.deals,
+            "first_deal": self.first,
+            "rules": self.rules.to_dict(),
+            **({"merged_from": self.merged_from} if self.merged_from else {}),
+            "engine_compiled": native.COMPILED,
+            "anchor_label": anchor_label,
+            "header": _header(self.rules, self.pairings, self.deals, self.first),
+        }
+        summary.info = {k: info[k] for k in info if k not in ("anchor_label", "header")}
+        if save:
+            with open(f"{save}/arena.json", "w", encoding="utf-8") as f:
+                json.dump(summary.to_json(), f, indent=2, ensure_ascii=False)
+                f.write("\n")
+        if as_json:
+            print(json.dumps(summary.to_json(), indent=2, ensure_ascii=False))
+            return 0
+        console = Console(width=None if sys.stdout.isatty() else 110)
+        render(console, summary, info)
         return 0
-    console = Console(width=None if sys.stdout.isatty() else 110)
-    render(console, summary, info)
-    return 0
