@@ -19,6 +19,7 @@ from typing import Any
 
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
+from kozyr.engine.state import GameState
 
 from . import spec as specs_mod
 from .match import play_game
@@ -96,6 +97,13 @@ def play_slot(
     if save_dir is not None and played.record is not None:
         path = Path(save_dir) / record_name(slot)
         path.write_text(played.record.dumps(result.to_json()) + "\n", encoding="utf-8")
+    return game_result(slot, played.state)
+
+
+def game_result(slot: GameSlot, state: GameState) -> GameResult:
+    """The counted outcome of ``slot``'s game, from its final state."""
+    result = state.result
+    assert result is not None, "the game is not over"
     durak = result.durak
     return GameResult(
         pairing=slot.pairing,
@@ -106,8 +114,8 @@ def play_slot(
         seats=slot.seats,
         loser=None if durak is None else slot.seats[durak],
         durak_seat=durak,
-        actions=played.state.history_len,
-        rounds=played.state.rounds,
+        actions=state.history_len,
+        rounds=state.rounds,
         pogony=result.pogony,
     )
 

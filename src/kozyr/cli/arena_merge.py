@@ -18,8 +18,8 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from kozyr.arena.runner import GameResult
-from kozyr.arena.schedule import Pairing, derive
+from kozyr.arena.runner import GameResult, game_result
+from kozyr.arena.schedule import GameSlot, Pairing, derive
 from kozyr.arena.spec import ArenaError
 from kozyr.engine.deal import Deal
 from kozyr.engine.record import GameRecord, RecordError
@@ -94,24 +94,10 @@ def part_results(part: Part) -> list[GameResult]:
         if record.rules != part.rules or record.deal != Deal.from_seed(part.rules, deal_seed):
             raise ArenaError(f"{file} was not played on this run's rules and deal")
         replay = record.replay()
-        result = replay.state.result
-        if not replay.ok or result is None:
+        if not replay.ok or replay.state.result is None:
             raise ArenaError(f"{file} does not replay to a finished game")
-        results.append(
-            GameResult(
-                pairing=pairing,
-                deal=deal,
-                rotation=rotation,
-                deal_seed=deal_seed,
-                game_seed=derive(deal_seed, rotation),
-                seats=seats,
-                loser=None if result.durak is None else seats[result.durak],
-                durak_seat=result.durak,
-                actions=replay.state.history_len,
-                rounds=replay.state.rounds,
-                pogony=result.pogony,
-            )
-        )
+        slot = GameSlot(pairing, deal, rotation, deal_seed, derive(deal_seed, rotation), seats)
+        results.append(game_result(slot, replay.state))
     if len(results) != part.games:
         raise ArenaError(f"{part.path} holds {len(results)} records, its summary {part.games}")
     return results
