@@ -1,10 +1,12 @@
-"""Compile the rules engine's hot modules to C with mypyc, in place.
+"""Compile the rules engine and the bots' search hot path to C with mypyc, in place.
 
-The engine is plain, fully typed Python and runs as such; compiled, the same
-source plays random games about three times faster, which is what the bots'
-search needs.  ``./setup`` and ``./test`` run this script; it rebuilds only
-when a source is newer than its compiled module.  ``--clean`` removes the
-compiled modules (the pure-Python engine is then used).
+The engine and the bots are plain, fully typed Python and run as such;
+compiled, the engine plays random games about three times faster and the
+search (rollouts, sampling, endgame solver) runs about N times faster, with
+exactly the same moves — the budgets count steps, not seconds.  ``./setup``
+and ``./test`` run this script; it rebuilds only when a source is newer than
+its compiled module.  ``--clean`` removes the compiled modules (pure Python is
+then used); ``--force`` rebuilds anyway.
 """
 
 from __future__ import annotations
@@ -15,63 +17,77 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
-ENGINE = SRC / "kozyr" / "engine"
-#: The modules that are compiled (kozyr/engine/native.py lists them for the
-#: import-time freshness check too).
-MODULES = ["cards", "actions", "rules", "deal", "state", "view"]
-GROUP = "kozyr.engine._native"
+#: The compiled modules, per package (kozyr/engine/native.py and
+#: kozyr/bots/native.py list them for the import-time freshness check too).
+PACKAGES = {
+    "engine": ["cards", "actions", "rules", "deal", "state", "view"],
+    "bots": ["heuristics", "public", "rollout", "sampler", "endgame", "search"],
+}
+#: One group: calls and attribute reads between the modules stay native.
+GROUP = "kozyr._native"
 
 
-def compiled(name: str) -> list[Path]:
-    return sorted(ENGINE.glob(f"{name}.*.so")) + sorted(ENGINE.glob(f"{name}.*.pyd"))
+def sources() -> list[Path]:
+    return [SRC / "kozyr" / pkg / f"{name}.py" for pkg, names in PACKAGES.items() for name in names]
+
+
+def compiled(source: Path) -> list[Path]:
+    here, stem = source.parent, source.stem
+    return sorted(here.glob(f"{stem}.*.so")) + sorted(here.glob(f"{stem}.*.pyd"))
+
+
+def shared_libraries() -> list[Path]:
+    root = SRC / "kozyr"
+    return [p for d in (root, root / "engine") for p in d.glob("_native__mypyc.*") if p.is_file()]
 
 
 def stale() -> bool:
-    for name in MODULES:
-        built = compiled(name)
-        if not built:
-            return True
-        if (ENGINE / f"{name}.py").stat().st_mtime > min(p.stat().st_mtime for p in built):
+    for source in sources():
+        built = compiled(source)
+        if not built or source.stat().st_mtime > min(p.stat().st_mtime for p in built):
             return True
     return False
 
 
 def clean() -> None:
-    for name in [*MODULES, "_native__mypyc"]:
-        for p in compiled(name):
+    for source in sources():
+        for p in compiled(source):
             p.unlink()
+    for p in shared_libraries():
+        p.unlink()
 
 
 def build() -> None:
     from mypyc.build import mypycify
     from setuptools import Distribution
 
+    clean()  # an older layout (another group name) must not shadow the new build
     os.chdir(SRC)
-    paths = [f"kozyr/engine/{name}.py" for name in MODULES]
+    paths = [str(p.relative_to(SRC)) for p in sources()]
     ext_modules = mypycify(
         paths, opt_level="3", group_name=GROUP, target_dir=str(ROOT / "build" / "mypyc")
     )
-    dist = Distribution({"name": "kozyr-engine-native", "ext_modules": ext_modules})
+    dist = Distribution({"name": "kozyr-native", "ext_modules": ext_modules})
     cmd = dist.get_command_obj("build_ext")
     cmd.inplace = True  # type: ignore[attr-defined]
     cmd.build_temp = str(ROOT / "build" / "mypyc-temp")  # type: ignore[attr-defined]
     cmd.build_lib = str(ROOT / "build" / "mypyc-lib")  # type: ignore[attr-defined]
     cmd.force = True  # type: ignore[attr-defined]
     dist.run_command("build_ext")
-    for name in MODULES:  # a copied build keeps its old mtime: mark it fresh
-        for p in compiled(name):
+    for source in sources():  # a copied build keeps its old mtime: mark it fresh
+        for p in compiled(source):
             os.utime(p)
 
 
 def main() -> int:
     if "--clean" in sys.argv:
         clean()
-        print("build-native: removed compiled engine modules")
+        print("build-native: removed the compiled modules")
         return 0
     if not stale() and "--force" not in sys.argv:
-        print("build-native: compiled engine is up to date")
+        print("build-native: compiled modules are up to date")
         return 0
-    print("build-native: compiling the engine with mypyc (about half a minute)")
+    print("build-native: compiling the engine and the bots' search with mypyc (about a minute)")
     build()
     print("build-native: done")
     return 0

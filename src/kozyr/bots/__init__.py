@@ -24,10 +24,11 @@ The API (used by ``kozyr arena``, ``kozyr play`` and the server)::
   decision.  :mod:`kozyr.bots.levels` documents each level, :mod:`kozyr.bots.auto`
   the adaptive level and the players file.
 
-Modules: heuristics (rules of thumb on bit masks), heuristic (levels 1–4),
+Modules: heuristics (rules of thumb on bit masks), heuristic_bot (levels 1–4),
 sampler (deals consistent with a view), rollout (heuristic playouts on a state),
 endgame (exact solver), search (levels 5–10), levels (the level table),
-auto (adaptive level and records), public (seeding and public knowledge).
+auto (adaptive level and records), public (seeding and public knowledge),
+native (is the search compiled with mypyc?).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from typing import Literal
 from .auto import AutoLevel, LevelStats, Outcome, PlayerRecord, players_path, random_seed
 from .base import Bot, RandomBot
 from .levels import LEVELS, MAX_LEVEL, MIN_LEVEL, LevelSpec, level_bot
+from .native import COMPILED as SEARCH_COMPILED
 from .search import SearchBot, SearchStats
 
 
@@ -61,6 +63,7 @@ __all__ = [
     "LEVELS",
     "MAX_LEVEL",
     "MIN_LEVEL",
+    "SEARCH_COMPILED",
     "AutoLevel",
     "Bot",
     "LevelSpec",

@@ -23,6 +23,7 @@ from kozyr.engine.state import GameState
 from kozyr.engine.view import view_of
 
 from .levels import MAX_LEVEL, MIN_LEVEL, level_bot
+from .native import COMPILED
 from .search import SearchBot
 
 
@@ -132,6 +133,7 @@ def print_table(rows: list[LevelFigures]) -> None:
 
     table = Table(
         title="kozyr bench bots: 2 players, 36 cards, podkidnoy, vs level 4",
+        caption="engine and search " + ("compiled with mypyc" if COMPILED else "in pure Python"),
         box=box.SIMPLE_HEAD,
     )
     for name in (

@@ -28,8 +28,8 @@ trump-blind style leaves the bonus out and so happily spends trumps).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 from kozyr.engine.actions import Action, Kind
 from kozyr.engine.cards import CARD_RANK, DECK_LOWEST_RANK, NUM_RANKS, RANK_MASK, SUIT_MASK
@@ -38,7 +38,8 @@ from kozyr.engine.cards import CARD_RANK, DECK_LOWEST_RANK, NUM_RANKS, RANK_MASK
 TRUMP_BONUS = 16
 
 
-class Style(NamedTuple):
+@dataclass(frozen=True)
+class Style:
     """How well a heuristic player plays (see :mod:`kozyr.bots.levels`)."""
 
     #: Values trumps above plain cards (level 1 does not and wastes them).
@@ -56,7 +57,8 @@ class Style(NamedTuple):
 SOLID = Style()
 
 
-class Tables(NamedTuple):
+@dataclass(frozen=True)
+class Tables:
     """Per-game lookup tables for the heuristics (built once per game and style)."""
 
     #: cost[c] for every card number (0..51).

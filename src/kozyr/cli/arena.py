@@ -42,6 +42,7 @@ from kozyr.arena import runner
 from kozyr.arena.schedule import Pairing, build_schedule, make_pairing
 from kozyr.arena.spec import ArenaError, check, parse_spec
 from kozyr.arena.summary import Summary, summarize
+from kozyr.bots import SEARCH_COMPILED
 from kozyr.engine import native
 from kozyr.engine.rules import Rules, RulesError
 
@@ -462,6 +463,7 @@ class Report:
             "rules": self.rules.to_dict(),
             **({"merged_from": self.merged_from} if self.merged_from else {}),
             "engine_compiled": native.COMPILED,
+            "search_compiled": SEARCH_COMPILED,
             "anchor_label": anchor_label,
             "header": _header(self.rules, self.pairings, self.deals, self.first),
         }
