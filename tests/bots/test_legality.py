@@ -10,7 +10,7 @@ import pytest
 from kozyr.bots.heuristic_bot import heuristic_action
 from kozyr.bots.heuristics import cover_plan, tables
 from kozyr.bots.levels import LEVELS
-from kozyr.bots.match import play_game
+from kozyr.bots.match import play_seed
 from kozyr.bots.rollout import policy_action
 from kozyr.bots.search import candidates
 from kozyr.engine.cards import cards_of, deck_cards
@@ -63,7 +63,7 @@ def test_every_level_plays_legal_games(index: int) -> None:
     for g in range(games):
         levels = [1 + (index * 3 + g * n + seat) % 10 for seat in range(n)]
         bots = [reduced_bot(level, 100 * index + seat) for seat, level in enumerate(levels)]
-        final = play_game(rules, bots, seed=1000 + 10 * index + g)
+        final = play_seed(rules, bots, seed=1000 + 10 * index + g)
         assert final.game_over and final.result is not None
 
 

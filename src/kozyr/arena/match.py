@@ -12,17 +12,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from kozyr.bots.base import Bot
-from kozyr.engine.actions import Action
+from kozyr.bots.match import BotFailure, RefereeError
+from kozyr.bots.match import play_game as referee
 from kozyr.engine.deal import Deal
 from kozyr.engine.record import GameRecord
 from kozyr.engine.rules import Rules
-from kozyr.engine.state import GameState, IllegalAction, Result
-from kozyr.engine.view import view_of
+from kozyr.engine.state import GameState, Result
 
 from .spec import ArenaError
-
-#: A game longer than this is a bug (a real game has a few hundred actions).
-MAX_ACTIONS = 20_000
 
 
 class BotError(ArenaError):
@@ -47,39 +44,18 @@ def play_game(
     record: bool = False,
     meta: dict[str, Any] | None = None,
 ) -> Played:
-    """Play ``deal`` to the end with ``bots[seat]`` choosing for each seat.
+    """Play ``deal`` to the end with ``bots[seat]`` choosing for each seat
+    (refereed by :func:`kozyr.bots.match.play_game`).
 
     ``labels`` name the bots in error messages (default: each bot's ``name``).
     With ``record`` the game is also kept as a :class:`GameRecord` (with ``meta``).
     """
-    if len(bots) != rules.players:
-        raise ArenaError(f"{len(bots)} bots for a {rules.players}-player table")
-    names = list(labels) if labels is not None else [str(getattr(b, "name", b)) for b in bots]
-    state = GameState.new(rules, deal)
     rec = GameRecord(rules, deal, [], dict(meta or {})) if record else None
-    steps = 0
-    while not state.game_over:
-        seat = state.to_move
-        assert seat is not None
-        who = f"bot {names[seat]!r} in seat {seat}"
-        view = view_of(state, seat)
-        try:
-            action = bots[seat].choose(view)
-        except Exception as exc:
-            raise BotError(f"{who} failed: {type(exc).__name__}: {exc}") from exc
-        if not isinstance(action, Action):
-            raise BotError(f"{who} returned {action!r}, which is not an Action")
-        try:
-            state.apply(action)
-        except IllegalAction as exc:
-            raise BotError(
-                f"{who} returned an illegal action ({action}) on deal seed {deal.seed}, "
-                f"move {steps + 1}: {exc}"
-            ) from None
-        if rec is not None:
-            rec.append(action)
-        steps += 1
-        if steps > MAX_ACTIONS:
-            raise ArenaError(f"the game on deal seed {deal.seed} passed {MAX_ACTIONS} actions")
+    try:
+        state = referee(rules, deal, bots, labels, rec.append if rec is not None else None)
+    except BotFailure as exc:
+        raise BotError(str(exc)) from exc.__cause__
+    except RefereeError as exc:
+        raise ArenaError(str(exc)) from None
     assert state.result is not None
     return Played(state, state.result, rec)

@@ -1,9 +1,9 @@
-"""Bot-against-bot games for tests, benchmarks and strength checks.
+"""Bot-against-bot games: the one referee loop, and duplicate deals.
 
-``kozyr arena`` is the full tool; this module is the minimum the bot package
-needs to measure itself: play one seeded deal with a bot in every seat, and
-play *duplicate* deals (each deal twice with the seats swapped, so neither
-side gets the luckier cards).
+:func:`play_game` is the referee every bot game goes through (``kozyr arena``
+adds records and its own errors on top).  Beyond it, this module is the minimum
+the bot package needs to measure itself: play *duplicate* deals (each deal
+twice with the seats swapped, so neither side gets the luckier cards).
 
 A strength sample from the command line (2 players, 36 cards, podkidnoy)::
 
@@ -22,39 +22,70 @@ from kozyr.engine.actions import Action
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState, IllegalAction
-from kozyr.engine.view import View, view_of
+from kozyr.engine.view import view_of
 
 from .base import Bot
 
-#: Actions after which a bot game is abandoned (no real game comes close).
-GAME_CAP = 5000
+#: Actions after which a bot game is abandoned (a real game has a few hundred).
+GAME_CAP = 20_000
 
-#: Called after each real decision: (seat, view, action, seconds).
-DecisionHook = Callable[[int, View, Action, float], None]
+
+class RefereeError(Exception):
+    """A bot game could not be played to the end (see :class:`BotFailure`)."""
+
+
+class BotFailure(RefereeError):
+    """A bot raised, returned something that is not an action, or an illegal
+    action; the message names the bot and its seat."""
 
 
 def play_game(
     rules: Rules,
+    deal: Deal,
     bots: Sequence[Bot],
-    seed: int,
-    on_decision: DecisionHook | None = None,
+    labels: Sequence[str] | None = None,
+    on_action: Callable[[Action], object] | None = None,
 ) -> GameState:
-    """Play the deal of ``seed`` to the end, ``bots[seat]`` playing each seat;
-    returns the final state.  An illegal action raises :class:`IllegalAction`."""
-    state = GameState.new(rules, Deal.from_seed(rules, seed))
-    for _ in range(GAME_CAP):
-        if state.game_over:
-            return state
+    """Play ``deal`` to the end with ``bots[seat]`` choosing for each seat, each
+    seeing only its own view; every answer is refereed by :meth:`GameState.apply`.
+
+    ``labels`` name the bots in error messages (default: each bot's ``name``);
+    ``on_action`` sees every applied action (``kozyr arena`` records them).
+    Returns the final state.
+    """
+    if len(bots) != rules.players:
+        raise RefereeError(f"{len(bots)} bots for a {rules.players}-player table")
+    names = list(labels) if labels is not None else [str(getattr(b, "name", b)) for b in bots]
+    state = GameState.new(rules, deal)
+    steps = 0
+    while not state.game_over:
         seat = state.to_move
         assert seat is not None
-        view = view_of(state, seat)
-        start = time.perf_counter()
-        action = bots[seat].choose(view)
-        spent = time.perf_counter() - start
-        if len(view.legal) > 1 and on_decision is not None:
-            on_decision(seat, view, action, spent)
-        state.apply(action)
-    raise IllegalAction(f"the game of seed {seed} did not end within {GAME_CAP} actions")
+        who = f"bot {names[seat]!r} in seat {seat}"
+        try:
+            action = bots[seat].choose(view_of(state, seat))
+        except Exception as exc:
+            raise BotFailure(f"{who} failed: {type(exc).__name__}: {exc}") from exc
+        if not isinstance(action, Action):
+            raise BotFailure(f"{who} returned {action!r}, which is not an Action")
+        try:
+            state.apply(action)
+        except IllegalAction as exc:
+            raise BotFailure(
+                f"{who} returned an illegal action ({action}) on deal seed {deal.seed}, "
+                f"move {steps + 1}: {exc}"
+            ) from None
+        if on_action is not None:
+            on_action(action)
+        steps += 1
+        if steps > GAME_CAP:
+            raise RefereeError(f"the game on deal seed {deal.seed} passed {GAME_CAP} actions")
+    return state
+
+
+def play_seed(rules: Rules, bots: Sequence[Bot], seed: int) -> GameState:
+    """:func:`play_game` on the deal of ``seed``."""
+    return play_game(rules, Deal.from_seed(rules, seed), bots)
 
 
 @dataclass
@@ -90,7 +121,7 @@ def duplicate(
         for a_seat in (0, 1):
             a, b = make_a(seed * 2 + a_seat), make_b(seed * 2 + a_seat + 1_000_003)
             bots = [a, b] if a_seat == 0 else [b, a]
-            result = play_game(rules, bots, seed).result
+            result = play_seed(rules, bots, seed).result
             assert result is not None
             score.games += 1
             if result.durak is None:
