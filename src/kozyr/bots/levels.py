@@ -12,9 +12,9 @@ level  player                                                       budget
 
 Search budgets are counted in simulated engine actions and solver positions
 (reproducible from the seed); ``time_cap`` is the wall-clock safety net.  On
-one core of the reference machine level 10 needs about 0.5 s of CPU per real
-decision (2-6 players alike, since the budget counts actions, not games) and
-level 5 about 0.01 s; ``kozyr bench bots`` measures them.
+one core of the reference machine, with the search compiled, level 10 needs
+about 0.3 s of CPU per real decision (2-6 players alike, since the budget counts
+actions, not games) and level 5 about 3 ms; ``kozyr bench bots`` measures them.
 
 Why the budgets grow geometrically: strength saturates.  Measured on
 duplicate deals (2 players, 36 cards), 300-1,000 steps already beat level 4
