@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
+import os
 import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -20,6 +21,7 @@ from typing import Any
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
+from kozyr.workers import exit_with
 
 from . import spec as specs_mod
 from .match import play_game
@@ -141,9 +143,11 @@ def chunk_blocks(blocks: Sequence[Sequence[GameSlot]], workers: int) -> list[lis
     ]
 
 
-def _worker_init() -> None:
-    """Workers leave Ctrl-C to the main process, which stops them."""
+def _worker_init(parent: int) -> None:
+    """Workers leave Ctrl-C to the main process, which stops them, and exit by
+    themselves if the main process dies (SIGKILL, SIGTERM) mid-chunk."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with(parent)
 
 
 def _terminate(pool: ProcessPoolExecutor) -> None:
@@ -202,7 +206,10 @@ def run(
         # (the progress bar runs one).
         context = multiprocessing.get_context("spawn")
         pool = ProcessPoolExecutor(
-            max_workers=workers, mp_context=context, initializer=_worker_init
+            max_workers=workers,
+            mp_context=context,
+            initializer=_worker_init,
+            initargs=(os.getpid(),),
         )
         try:
             pending: set[Future[list[GameResult]]] = {pool.submit(run_job, j) for j in jobs}

@@ -19,8 +19,6 @@ import dataclasses
 import multiprocessing
 import os
 import random
-import threading
-import time
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -30,6 +28,7 @@ from kozyr.engine.actions import Action, Kind
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import Result
 from kozyr.engine.view import View
+from kozyr.workers import exit_with
 
 from . import logging as log
 
@@ -72,36 +71,14 @@ def view_from_wire(wire: tuple[Any, ...]) -> View:
 _bots: dict[int, Bot] = {}
 
 
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, killed but not yet reaped, counts as dead)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
-
-
-def _watch_server(server: int) -> None:
+def _worker_init(server: int) -> None:
     """Exit when the server is gone (e.g. killed with SIGKILL).
 
     A pool worker would otherwise wait on its queue forever, and the
     forkserver with it: each worker holds the forkserver's "alive" pipe, so
     the forkserver only notices the server's death once the workers exit.
     """
-    while True:
-        time.sleep(1.0)
-        if not _alive(server):
-            os._exit(0)
-
-
-def _worker_init(server: int) -> None:
-    threading.Thread(target=_watch_server, args=(server,), daemon=True).start()
+    exit_with(server)
 
 
 def choose_in_worker(level: int, wire: tuple[Any, ...]) -> tuple[int, int, int, int]:
