@@ -51,7 +51,7 @@ WEB_OPTIONS = (
 )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     db = tmp_path_factory.mktemp("kozyr-web") / "kozyr.db"
     proc = ServerProcess(db, options=WEB_OPTIONS).start()
@@ -60,8 +60,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     assert not proc.events("internal_error"), proc.events("internal_error")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
+    """One Chromium for the browser tests, closed when they are done: Playwright's
+    sync API keeps an event loop running in this thread while it is open, which
+    would break tests that run after these and call ``asyncio.run()``."""
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
     if not CHROMIUM.exists():  # pragma: no cover - ./setup installs it
         pytest.skip("Debian's chromium is not installed at /usr/bin/chromium (run ./setup)")
