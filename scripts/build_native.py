@@ -2,7 +2,7 @@
 
 The engine and the bots are plain, fully typed Python and run as such;
 compiled, the engine plays random games about three times faster and the
-search (rollouts, sampling, endgame solver) runs about N times faster, with
+search (rollouts, sampling, endgame solver) about twice as fast, with
 exactly the same moves — the budgets count steps, not seconds.  ``./setup``
 and ``./test`` run this script; it rebuilds only when a source is newer than
 its compiled module.  ``--clean`` removes the compiled modules (pure Python is
