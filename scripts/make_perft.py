@@ -1,11 +1,8 @@
 """Generate the engine's perft data: tests/perft/NAME.json.
 
-Perft (from chess engines) counts the legal action sequences of each length
-from a fixed position: ``perft(s, 0) = 1`` and ``perft(s, d)`` is the sum of
-``perft(s after a, d - 1)`` over the legal actions ``a`` of the seat to move.
-A finished game has no legal action, so lines that end the game before depth
-``d`` add nothing.  The counts pin down move generation and every rule that
-decides who moves next: any change to them changes some count.
+Perft (:mod:`kozyr.engine.perft`) counts the legal action sequences of each
+length from a fixed position; any change to move generation or to the rules
+that decide who moves next changes some count.
 
 Each file is ``{"name": ..., "record": <a game record>, "counts": [perft(1),
 ..., perft(d)]}``; the record's actions (usually none) lead to the position.
@@ -25,21 +22,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kozyr.engine.record import GameRecord
-from kozyr.engine.state import GameState
+from kozyr.engine.perft import empty_deck_record, perft, position
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "perft"
 
-# The hands of these explicit deals are listed by seat; the deck is empty, so
-# "discard" gets every other card of the deck (see rest_of()).
+# The hands of this explicit deal are listed by seat; the deck is empty.
 _ENDGAME_HANDS = [["9S", "JS", "9C", "KD"], ["TS", "JC", "AD"], ["9D", "QC", "KC", "AH"]]
-
-
-def rest_of(deck: int, hands: list[list[str]]) -> list[str]:
-    low = {24: 7, 36: 4, 52: 0}[deck]
-    held = {c for h in hands for c in h}
-    return [r + s for s in "SCDH" for r in "23456789TJQKA"[low:] if r + s not in held]
 
 
 def _record(rules: dict[str, Any], deal: dict[str, Any]) -> dict[str, Any]:
@@ -71,43 +60,17 @@ POSITIONS: dict[str, tuple[dict[str, Any], int]] = {
     "podkidnoy_6p_52": (_record({"players": 6, "deck": 52}, {"seed": 5}), 10),
     "teams_show_trump_4p_36": (_record(TEAMS_SHOW_TRUMP, {"seed": 6}), 8),
     "endgame_3p_24_empty_deck": (
-        _record(
-            {"players": 3, "deck": 24, "variant": "perevodnoy"},
-            {
-                "hands": _ENDGAME_HANDS,
-                "deck": [],
-                "trump": "TD",
-                "discard": rest_of(24, _ENDGAME_HANDS),
-            },
+        empty_deck_record(
+            {"players": 3, "deck": 24, "variant": "perevodnoy"}, _ENDGAME_HANDS, "TD"
         ),
         10,
     ),
 }
 
 
-def perft(state: GameState, depth: int) -> int:
-    """The number of legal action sequences of length ``depth`` from ``state``."""
-    actions = state.legal_actions()
-    if depth == 1:
-        return len(actions)
-    total = 0
-    for action in actions:
-        child = state.copy()
-        child.do(action)
-        total += perft(child, depth - 1)
-    return total
-
-
-def start(record: dict[str, Any]) -> GameState:
-    replay = GameRecord.from_json(record).replay()
-    if not replay.ok:
-        raise SystemExit(f"position record is illegal at action {replay.error_index}")
-    return replay.state
-
-
 def timed_counts(record: dict[str, Any], depth: int) -> tuple[list[int], list[float]]:
     """perft(1..depth) and the seconds each took."""
-    state = start(record)
+    state = position(record)
     counts: list[int] = []
     times: list[float] = []
     for d in range(1, depth + 1):
@@ -134,7 +97,7 @@ def main() -> int:
         path = OUT / f"{name}.json"
         if args.check:
             data = json.loads(path.read_text(encoding="utf-8"))
-            state = start(data["record"])
+            state = position(data["record"])
             got = [perft(state, d) for d in range(1, len(data["counts"]) + 1)]
             ok = got == data["counts"]
             status |= not ok

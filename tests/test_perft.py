@@ -24,28 +24,10 @@ import pytest
 
 from kozyr.engine.actions import Action, Kind
 from kozyr.engine.cards import CARD_RANK, cards_of, parse_card
-from kozyr.engine.record import GameRecord
+from kozyr.engine.perft import empty_deck_record, perft, position
 from kozyr.engine.state import GameState
 
 PERFT = Path(__file__).parent / "perft"
-
-
-def perft(state: GameState, depth: int) -> int:
-    actions = state.legal_actions()
-    if depth == 1:
-        return len(actions)
-    total = 0
-    for action in actions:
-        child = state.copy()
-        child.do(action)
-        total += perft(child, depth - 1)
-    return total
-
-
-def position(record: dict[str, Any]) -> GameState:
-    replay = GameRecord.from_json(record).replay()
-    assert replay.ok, replay.error
-    return replay.state
 
 
 def load(name: str) -> dict[str, Any]:
@@ -55,15 +37,6 @@ def load(name: str) -> dict[str, Any]:
 
 def perft_names() -> list[str]:
     return sorted(p.stem for p in PERFT.glob("*.json"))
-
-
-def endgame(rules: dict[str, Any], hands: list[list[str]], trump: str) -> dict[str, Any]:
-    """A record of an empty-deck deal: every card not in a hand is discarded."""
-    low = {24: 7, 36: 4, 52: 0}[rules["deck"]]
-    held = {c for h in hands for c in h}
-    rest = [r + s for s in "SCDH" for r in "23456789TJQKA"[low:] if r + s not in held]
-    deal = {"hands": hands, "deck": [], "trump": trump, "discard": rest}
-    return {"version": 1, "rules": rules, "deal": deal, "actions": []}
 
 
 # ------------------------------------------------------------------ stored data
@@ -141,7 +114,7 @@ def test_tiny_endgame_podkidnoy() -> None:
              likewise 2 + 1                                                    = 6
     depth 6: every line above has ended the game                              = 0
     """
-    record = endgame({"players": 2, "deck": 24}, [["9S", "9C"], ["TS", "TC"]], "9H")
+    record = empty_deck_record({"players": 2, "deck": 24}, [["9S", "9C"], ["TS", "TC"]], "9H")
     state = position(record)
     assert [perft(state, d) for d in range(1, 7)] == [3, 7, 12, 8, 6, 0]
 
@@ -164,7 +137,7 @@ def test_tiny_endgame_perevodnoy() -> None:
              TS; no transfer: seat 0 keeps 1 card (2); JD-take-QD: take (1);
              QD-take-9S: take or TS (2); QD-take-JD: take or QD (2)           = 11
     """
-    record = endgame(
+    record = empty_deck_record(
         {"players": 2, "deck": 24, "variant": "perevodnoy"},
         [["9S", "JD", "QD"], ["9C", "TS"]],
         "9H",
@@ -176,7 +149,7 @@ def test_tiny_endgame_perevodnoy() -> None:
 def test_tiny_endgame_single_line() -> None:
     """Seat 0: 9S, seat 1: TS.  9S leads; seat 1 takes (seat 0 is out: durak 1)
     or covers (both empty: draw).  perft = [1, 2, 0]."""
-    state = position(endgame({"players": 2, "deck": 24}, [["9S"], ["TS"]], "9H"))
+    state = position(empty_deck_record({"players": 2, "deck": 24}, [["9S"], ["TS"]], "9H"))
     assert [perft(state, d) for d in range(1, 4)] == [1, 2, 0]
 
 
