@@ -194,6 +194,20 @@ class Client:
         self.token = welcome["token"]
         return welcome
 
+    async def create_room(self, **options: Any) -> str:
+        """Connect, create a room with ``options`` (create_room fields); its code."""
+        await self.connect()
+        await self.send({"type": "create_room", **options})
+        code: str = (await self.expect("room"))["room"]["code"]
+        return code
+
+    async def join(self, code: str, **fields: Any) -> dict[str, Any]:
+        """Connect if need be and join room ``code``; the room frame that answers."""
+        if self.ws is None:
+            await self.connect()
+        await self.send({"type": "join", "room": code, **fields})
+        return await self.expect("room")
+
     async def send(self, msg: dict[str, Any]) -> None:
         assert self.ws is not None
         await self.ws.send(json.dumps(msg))
@@ -374,20 +388,8 @@ async def crash_and_resume(srv: ServerProcess, seed: int) -> dict[str, Any]:
     returns the finished record."""
     rng = random.Random(seed)
     anna, boris = Client(srv.ws_url, "anna"), Client(srv.ws_url, "boris")
-    await anna.connect()
-    await anna.send(
-        {
-            "type": "create_room",
-            "seats": 4,
-            "visibility": "private",
-            "move_time": None,
-            "bot_level": 1,
-        }
-    )
-    code = (await anna.expect("room"))["room"]["code"]
-    await boris.connect()
-    await boris.send({"type": "join", "room": code})
-    await boris.expect("room")
+    code = await anna.create_room(seats=4, visibility="private", move_time=None, bot_level=1)
+    await boris.join(code)
     await anna.send({"type": "start"})
     await play_out([anna, boris], rng, moves=8)
     before = await _quiet([anna, boris], {0, 1})

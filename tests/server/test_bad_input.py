@@ -66,11 +66,7 @@ def test_forged_stale_out_of_turn_and_illegal_moves(server: ServerProcess) -> No
     async def scenario() -> None:
         rng = random.Random(11)
         anna, boris, spy = (Client(server.ws_url, n) for n in ("anna", "boris", "spy"))
-        await anna.connect()
-        await anna.send(
-            {"type": "create_room", "seats": 2, "visibility": "private", "move_time": None}
-        )
-        code = (await anna.expect("room"))["room"]["code"]
+        code = await anna.create_room(seats=2, visibility="private", move_time=None)
         await boris.connect()
         await boris.send({"type": "join", "room": code, "seat": 0})
         await _error(boris, "bad_seat")

@@ -12,30 +12,17 @@ from kozyr.cli.replay import replay_json
 from .harness import Client, ServerProcess, check_frames, http, play_out
 
 
-async def _make_room(server: ServerProcess, host: Client, **opts: object) -> str:
-    await host.connect()
-    await host.send({"type": "create_room", **opts})
-    room = await host.expect("room")
-    code: str = room["room"]["code"]
-    return code
-
-
 def test_two_humans_two_bots_play_rematch_and_a_spectator(server: ServerProcess) -> None:
     async def scenario() -> None:
         rng = random.Random(7)
         anna, boris, vera = (Client(server.ws_url, n) for n in ("anna", "boris", "vera"))
-        code = await _make_room(
-            server,
-            anna,
+        code = await anna.create_room(
             seats=4,
             rules={"first_attacker": "after_durak"},
             move_time=60,
             bot_level=2,
         )
-        await boris.connect()
-        await boris.send({"type": "join", "room": code})
-        joined = await boris.expect("room")
-        assert joined["you"]["seat"] == 1
+        assert (await boris.join(code))["you"]["seat"] == 1
         await anna.send({"type": "seat_bot", "seat": 3, "level": 1})
         await anna.expect("room")
         await anna.send({"type": "start"})

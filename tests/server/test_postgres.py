@@ -110,12 +110,8 @@ def test_full_game_on_postgres_record_replays(pg: PgCluster, tmp_path: Path) -> 
     async def scenario() -> tuple[dict, dict, dict]:
         rng = random.Random(11)
         anna, boris = Client(srv.ws_url, "anna"), Client(srv.ws_url, "boris")
-        await anna.connect()
-        await anna.send({"type": "create_room", "seats": 4, "move_time": 60, "bot_level": 2})
-        code = (await anna.expect("room"))["room"]["code"]
-        await boris.connect()
-        await boris.send({"type": "join", "room": code})
-        assert (await boris.expect("room"))["you"]["seat"] == 1
+        code = await anna.create_room(seats=4, move_time=60, bot_level=2)
+        assert (await boris.join(code))["you"]["seat"] == 1
         await anna.send({"type": "seat_bot", "seat": 3, "level": 1})
         await anna.expect("room")
         await anna.send({"type": "start"})

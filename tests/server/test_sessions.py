@@ -17,16 +17,9 @@ from .harness import Client, ServerProcess, check_frames, crash_and_resume, http
 def test_passphrase_throttled_per_address_and_room(server: ServerProcess) -> None:
     async def scenario() -> None:
         host, guest = Client(server.ws_url, "host"), Client(server.ws_url, "guest")
-        await host.connect()
-        await host.send(
-            {
-                "type": "create_room",
-                "visibility": "private",
-                "passphrase": "open sesame",
-                "move_time": None,
-            }
+        code = await host.create_room(
+            visibility="private", passphrase="open sesame", move_time=None
         )
-        code = (await host.expect("room"))["room"]["code"]
         await guest.connect()
         await guest.send({"type": "join", "room": code})
         first = await guest.expect("error")
@@ -64,20 +57,8 @@ def test_disconnect_bot_takes_over_then_reconnect_resyncs(server: ServerProcess)
     async def scenario() -> None:
         rng = random.Random(5)
         anna, boris = Client(server.ws_url, "anna"), Client(server.ws_url, "boris")
-        await anna.connect()
-        await anna.send(
-            {
-                "type": "create_room",
-                "seats": 3,
-                "visibility": "private",
-                "move_time": None,
-                "bot_level": 1,
-            }
-        )
-        code = (await anna.expect("room"))["room"]["code"]
-        await boris.connect()
-        await boris.send({"type": "join", "room": code})
-        await boris.expect("room")
+        code = await anna.create_room(seats=3, visibility="private", move_time=None, bot_level=1)
+        await boris.join(code)
         await anna.send({"type": "start"})
         await anna.expect("game")
         await boris.expect("game")
@@ -130,12 +111,8 @@ def test_leaving_mid_game_hands_the_seat_to_a_bot(server: ServerProcess) -> None
     async def scenario() -> None:
         rng = random.Random(9)
         anna, boris = Client(server.ws_url, "anna"), Client(server.ws_url, "boris")
-        await anna.connect()
-        await anna.send({"type": "create_room", "seats": 2, "move_time": 60, "bot_level": 2})
-        code = (await anna.expect("room"))["room"]["code"]
-        await boris.connect()
-        await boris.send({"type": "join", "room": code})
-        await boris.expect("room")
+        code = await anna.create_room(seats=2, move_time=60, bot_level=2)
+        await boris.join(code)
         await anna.send({"type": "start"})
         await anna.expect("game")
         await anna.send({"type": "leave"})
