@@ -10,7 +10,6 @@ import random
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 import urllib.error
@@ -26,6 +25,7 @@ from kozyr.engine.actions import Action
 from kozyr.engine.cards import card_str, cards_of
 from kozyr.engine.record import GameRecord
 from kozyr.engine.state import GameState
+from kozyr.server.launch import listening_port, serve_command
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,17 +70,7 @@ class ServerProcess:
 
     def start(self, timeout: float = 60.0) -> ServerProcess:
         self._ready.clear()
-        cmd = [
-            sys.executable,
-            "-m",
-            "kozyr.cli.main",
-            "serve",
-            "--port",
-            "0",
-            "--db",
-            self.db_url,
-            *self.extra,
-        ]
+        cmd = serve_command(self.db_url, *self.extra)
         env = dict(os.environ, PYTHONWARNINGS="ignore")
         self.proc = subprocess.Popen(
             cmd,
@@ -105,8 +95,9 @@ class ServerProcess:
             except json.JSONDecodeError:
                 data = {"event": "raw", "message": line.rstrip()}
             self.lines.append(data)
-            if data.get("event") == "listening":
-                self.port = int(data["port"])
+            port = listening_port(line)
+            if port is not None:
+                self.port = port
                 self._ready.set()
         proc.stderr.close()
 

@@ -15,6 +15,7 @@ from kozyr.engine.view import view_of
 from kozyr.server import protocol as p
 from kozyr.server.bot_pool import BotPool, choose_in_worker, view_from_wire, view_to_wire
 from kozyr.server.game_session import GameSession
+from kozyr.server.launch import listening_port, serve_command
 from kozyr.server.lobby import check_name
 from kozyr.server.ratelimit import PassphraseThrottle, TokenBucket
 from kozyr.server.store import Store
@@ -81,6 +82,16 @@ def test_decode_accepts_every_client_type() -> None:
 def test_server_messages_encode_with_their_type() -> None:
     err = p.encode(p.Error(code="x", message="y", retry_after=1.5))
     assert err.startswith(b'{"type":"error"') and b'"retry_after":1.5' in err
+
+
+def test_listening_port_reads_only_the_listening_line() -> None:
+    assert listening_port('{"event":"listening","port":8123,"db":"sqlite:///x.db"}') == 8123
+    assert listening_port('{"event": "listening", "port": 9}') == 9
+    assert listening_port('{"event":"move","ms":1.5}') is None
+    assert listening_port('{"event":"raw","message":"listening"}') is None
+    assert listening_port("listening, not JSON") is None
+    cmd = serve_command("sqlite:///k.db", "--bot-workers", "1")
+    assert cmd[-6:] == ["--port", "0", "--db", "sqlite:///k.db", "--bot-workers", "1"]
 
 
 def test_names() -> None:

@@ -37,6 +37,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .launch import listening_port, serve_command
+
 # Heavy imports (websockets) happen inside the worker and the run function, so
 # that ``kozyr --help`` stays fast.
 
@@ -299,18 +301,7 @@ def _run_queue_seconds(pid: int) -> float:
 
 
 def _start_server(log_path: Path, db: Path) -> tuple[subprocess.Popen[bytes], str]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "kozyr.cli.main",
-        "serve",
-        "--port",
-        "0",
-        "--db",
-        f"sqlite:///{db}",
-        "--bot-workers",
-        "1",
-    ]
+    cmd = serve_command(f"sqlite:///{db}", "--bot-workers", "1")
     log = open(log_path, "wb")  # noqa: SIM115 - handed to the child
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.monotonic() + 60
@@ -318,8 +309,8 @@ def _start_server(log_path: Path, db: Path) -> tuple[subprocess.Popen[bytes], st
         if proc.poll() is not None:
             raise RuntimeError(f"the server exited; see {log_path}")
         for line in log_path.read_text(errors="replace").splitlines():
-            if '"event":"listening"' in line:
-                port = json.loads(line)["port"]
+            port = listening_port(line)
+            if port is not None:
                 return proc, f"ws://127.0.0.1:{port}/ws"
         time.sleep(0.1)
     proc.kill()
