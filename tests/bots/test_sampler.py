@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kozyr.bots.sampler import Slots, sample_deal, sample_state
+from kozyr.bots.sampler import Slots, sample_deal, sample_state, shuffle
 from kozyr.engine.cards import deck_mask
 from kozyr.engine.state import OVER
 from kozyr.engine.view import view_of
@@ -55,6 +55,26 @@ def test_samples_agree_with_the_view(
     # state_from_view's own consistency checks).
     world = sample_state(view, random.Random(sample_seed))
     assert view_of(world, seat) == view
+
+
+@given(st.integers(0, 2**64 - 1), st.integers(0, 40))
+def test_shuffle_is_python_3_11_shuffle(seed: int, n: int) -> None:
+    """The sampler's own shuffle gives the permutation ``random.shuffle`` gives
+    and leaves the generator in the same state (so sampled deals, and with them
+    every recorded bot game, are unchanged by it)."""
+    ours, theirs = list(range(n)), list(range(n))
+    r1, r2 = random.Random(seed), random.Random(seed)
+    shuffle(ours, r1)
+    r2.shuffle(theirs)
+    assert ours == theirs and r1.getstate() == r2.getstate()
+
+
+def test_shuffle_is_pinned() -> None:
+    """The permutation of a fixed seed, written down: a later Python whose
+    ``random.shuffle`` differs must not change the bots' deals."""
+    items = list(range(10))
+    shuffle(items, random.Random(2026))
+    assert items == [0, 6, 2, 3, 8, 4, 7, 9, 5, 1]
 
 
 def test_determined_views_have_one_deal() -> None:

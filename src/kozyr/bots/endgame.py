@@ -24,7 +24,7 @@ the caller then falls back to sampling search.
 from __future__ import annotations
 
 import time
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from kozyr.engine.actions import Action, Kind
 from kozyr.engine.state import OVER, GameState
@@ -35,7 +35,7 @@ from .rollout import outcome, policy_action
 Key = tuple[object, ...]
 
 #: Plies below the root after which the solver gives up (keeps recursion shallow).
-MAX_DEPTH = 300
+MAX_DEPTH: Final = 300
 
 
 class OutOfBudget(Exception):

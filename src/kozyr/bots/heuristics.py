@@ -30,12 +30,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Final
 
-from kozyr.engine.actions import Action, Kind
+from kozyr.engine.actions import Action, Kind, fast_action
 from kozyr.engine.cards import CARD_RANK, DECK_LOWEST_RANK, NUM_RANKS, RANK_MASK, SUIT_MASK
 
+_TAKE: Final = Kind.TAKE
+_DEFEND: Final = Kind.DEFEND
+_SHOW: Final = Kind.SHOW_TRUMP
+
 #: Added to a trump's cost: every trump is worth more than every plain card.
-TRUMP_BONUS = 16
+TRUMP_BONUS: Final = 16
 
 
 @dataclass(frozen=True)
@@ -54,7 +59,7 @@ class Style:
     random_take: float = 0.0
 
 
-SOLID = Style()
+SOLID: Final = Style()
 
 
 @dataclass(frozen=True)
@@ -251,7 +256,7 @@ def choose_defense(
         best: Action | None = None
         best_cost = 1 << 30
         for act in transfers:
-            if act.kind == Kind.SHOW_TRUMP:
+            if act.kind == _SHOW:
                 return act  # free: no card leaves the hand
             if act.cards & (act.cards - 1):
                 continue  # transferring several cards piles more on the table: skip
@@ -261,7 +266,7 @@ def choose_defense(
         if best is not None and (plan is None or best_cost < TRUMP_BONUS or not style.trump_aware):
             return best
     if plan is None or u < style.random_take:
-        return Action(seat, Kind.TAKE)
+        return fast_action(seat, _TAKE)
     if style.take_early and deck_count > t.big_deck:
         trumps_used = 0
         high = False
@@ -278,9 +283,9 @@ def choose_defense(
                 if not (1 << a) & t.trumps:
                     worst = max(worst, cost[a])
             if len(att) <= 2 and worst <= t.dump:
-                return Action(seat, Kind.TAKE)
+                return fast_action(seat, _TAKE)
     c, a = plan[0]
-    return Action(seat, Kind.DEFEND, 1 << c, a)
+    return fast_action(seat, _DEFEND, 1 << c, a)
 
 
 # -------------------------------------------------------------------- throw

@@ -13,8 +13,9 @@ before it — and then scores the position by hand sizes.
 from __future__ import annotations
 
 import random
+from typing import Final
 
-from kozyr.engine.actions import Action, Kind
+from kozyr.engine.actions import Action, Kind, fast_action
 from kozyr.engine.cards import CARD_RANK, RANK_MASK
 from kozyr.engine.state import DEFEND, LEAD, OVER, GameState, Result
 
@@ -22,12 +23,13 @@ from .heuristics import SOLID, Style, Tables, choose_defense, choose_lead, choos
 from .public import state_threat
 
 #: Actions after which a rollout gives up (heuristic games last ~60-300).
-ROLLOUT_CAP = 3000
+ROLLOUT_CAP: Final = 3000
 
-_ATTACK, _THROW, _PASS = Kind.ATTACK, Kind.THROW, Kind.PASS
-_TRANSFER, _SHOW = Kind.TRANSFER, Kind.SHOW_TRUMP
-#: Builds an Action without NamedTuple's Python-level __new__ (hot path).
-_new = tuple.__new__
+_ATTACK: Final = Kind.ATTACK
+_THROW: Final = Kind.THROW
+_PASS: Final = Kind.PASS
+_TRANSFER: Final = Kind.TRANSFER
+_SHOW: Final = Kind.SHOW_TRUMP
 
 
 def policy_action(state: GameState, t: Tables, style: Style, u: float) -> Action:
@@ -52,7 +54,7 @@ def _policy(
         cards = choose_lead(
             hand, t, deck_count, state.limit, multiple, threat, state.beaters, style
         )
-        return _new(Action, (seat, _ATTACK, cards, -1))
+        return fast_action(seat, _ATTACK, cards)
     if phase == DEFEND:
         transfers: list[Action] = []
         att = state.att
@@ -69,8 +71,8 @@ def _policy(
         hand, state.table_ranks, state.taking, t, deck_count, threat, state.beaters, style
     )
     if card:
-        return _new(Action, (seat, _THROW, card, -1))
-    return _new(Action, (seat, _PASS, 0, -1))
+        return fast_action(seat, _THROW, card)
+    return fast_action(seat, _PASS)
 
 
 def playout(

@@ -51,6 +51,20 @@ class Slots:
         return places == 0 or (places == 1 and self.deck <= 1)
 
 
+def shuffle(items: list[int], rng: random.Random) -> None:
+    """Shuffle ``items`` in place exactly as ``rng.shuffle`` of CPython 3.11 does
+    (same permutation for the same generator state), but in compiled code, and
+    pinned so that a later Python cannot change the bots' sampled deals."""
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
+
+
 def sample_deal(
     view: View, rng: random.Random, slots: Slots | None = None
 ) -> tuple[list[int], list[int]]:
@@ -59,7 +73,7 @@ def sample_deal(
     if slots is None:
         slots = Slots(view)
     pool = slots.pool[:]
-    rng.shuffle(pool)
+    shuffle(pool, rng)
     hands = [view.known[s] for s in range(view.rules.players)]
     hands[view.seat] = view.hand
     i = 0

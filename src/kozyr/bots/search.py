@@ -172,6 +172,7 @@ def _sample_search(
     totals = [0.0] * k
     played = [0] * k
     alive = list(range(k))
+    rollout_rng = random.Random()
     rounds = max(1, ceil(log2(k)))
     per_round = max(1, config.steps // rounds)
     for _ in range(rounds):
@@ -185,7 +186,8 @@ def _sample_search(
             for i in alive:
                 s = base.copy()
                 s.do(cands[i])
-                n = playout(s, random.Random(rollout_seed), eps)
+                rollout_rng.seed(rollout_seed)  # the same numbers for every candidate
+                n = playout(s, rollout_rng, eps)
                 totals[i] += reward(s, seat)
                 played[i] += 1
                 spent += n + 1

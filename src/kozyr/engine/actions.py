@@ -18,7 +18,7 @@ protocol and logs::
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from .cards import CardError, card_str, cards_of, parse_card
 
@@ -37,7 +37,7 @@ class Kind(IntEnum):
         return _NAMES[self]
 
 
-_NAMES = {
+_NAMES: Final[dict[Kind, str]] = {
     Kind.ATTACK: "attack",
     Kind.DEFEND: "defend",
     Kind.THROW: "throw",
@@ -46,9 +46,12 @@ _NAMES = {
     Kind.TRANSFER: "transfer",
     Kind.SHOW_TRUMP: "show_trump",
 }
-_KINDS = {name: kind for kind, name in _NAMES.items()}
-_WITH_CARD_LIST = (Kind.ATTACK, Kind.THROW, Kind.TRANSFER)
-_WITH_ONE_CARD = (Kind.DEFEND, Kind.SHOW_TRUMP)
+_KINDS: Final[dict[str, Kind]] = {name: kind for kind, name in _NAMES.items()}
+_WITH_CARD_LIST: Final = (Kind.ATTACK, Kind.THROW, Kind.TRANSFER)
+_WITH_ONE_CARD: Final = (Kind.DEFEND, Kind.SHOW_TRUMP)
+
+
+_tuple_new: Final = tuple.__new__
 
 
 class ActionError(ValueError):
@@ -120,3 +123,10 @@ class Action(NamedTuple):
         if extra:
             raise ActionError(f"unexpected field(s) for '{name}': {', '.join(map(str, extra))}")
         return cls(seat, kind, cards, target)
+
+
+def fast_action(seat: int, kind: Kind, cards: int = 0, target: int = -1) -> Action:
+    """``Action(seat, kind, cards, target)`` without NamedTuple's Python-level
+    ``__new__``: move generation and the bots' rollouts build millions of them.
+    The arguments are trusted (no checks either way)."""
+    return _tuple_new(Action, (seat, kind, cards, target))

@@ -14,34 +14,40 @@ case are accepted as input; output is always canonical.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Final
 
-RANK_CHARS = "23456789TJQKA"
-SUIT_CHARS = "SCDH"
-SUIT_SYMBOLS = "♠♣♦♥"
-NUM_RANKS = 13
-NUM_SUITS = 4
-NUM_CARDS = 52
+RANK_CHARS: Final = "23456789TJQKA"
+SUIT_CHARS: Final = "SCDH"
+SUIT_SYMBOLS: Final = "♠♣♦♥"
+NUM_RANKS: Final = 13
+NUM_SUITS: Final = 4
+NUM_CARDS: Final = 52
 
-SPADES, CLUBS, DIAMONDS, HEARTS = range(4)
-RANK_SIX = 4  # index of the six in RANK_CHARS
+SPADES: Final = 0
+CLUBS: Final = 1
+DIAMONDS: Final = 2
+HEARTS: Final = 3
+RANK_SIX: Final = 4  # index of the six in RANK_CHARS
 
 #: Deck sizes and the lowest rank each one uses.
-DECK_LOWEST_RANK: dict[int, int] = {24: RANK_CHARS.index("9"), 36: RANK_SIX, 52: 0}
+DECK_LOWEST_RANK: Final[dict[int, int]] = {24: RANK_CHARS.index("9"), 36: RANK_SIX, 52: 0}
 
-SUIT_MASK: tuple[int, ...] = tuple(((1 << NUM_RANKS) - 1) << (NUM_RANKS * s) for s in range(4))
-RANK_MASK: tuple[int, ...] = tuple(
+SUIT_MASK: Final[tuple[int, ...]] = tuple(
+    ((1 << NUM_RANKS) - 1) << (NUM_RANKS * s) for s in range(4)
+)
+RANK_MASK: Final[tuple[int, ...]] = tuple(
     sum(1 << (s * NUM_RANKS + r) for s in range(NUM_SUITS)) for r in range(NUM_RANKS)
 )
 
 #: CARD_RANK[c] / CARD_SUIT[c] avoid a divmod in hot loops.
-CARD_RANK: tuple[int, ...] = tuple(c % NUM_RANKS for c in range(NUM_CARDS))
-CARD_SUIT: tuple[int, ...] = tuple(c // NUM_RANKS for c in range(NUM_CARDS))
+CARD_RANK: Final[tuple[int, ...]] = tuple(c % NUM_RANKS for c in range(NUM_CARDS))
+CARD_SUIT: Final[tuple[int, ...]] = tuple(c // NUM_RANKS for c in range(NUM_CARDS))
 #: Cards of the same suit ranked strictly above ``c``.
-HIGHER_IN_SUIT: tuple[int, ...] = tuple(
+HIGHER_IN_SUIT: Final[tuple[int, ...]] = tuple(
     SUIT_MASK[c // NUM_RANKS] & ~((1 << (c + 1)) - 1) for c in range(NUM_CARDS)
 )
 #: For each rank, the cards of that rank (same as RANK_MASK) indexed by card.
-SAME_RANK: tuple[int, ...] = tuple(RANK_MASK[c % NUM_RANKS] for c in range(NUM_CARDS))
+SAME_RANK: Final[tuple[int, ...]] = tuple(RANK_MASK[c % NUM_RANKS] for c in range(NUM_CARDS))
 
 
 class CardError(ValueError):

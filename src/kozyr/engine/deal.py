@@ -8,11 +8,12 @@ means the same deal, on every platform and Python version.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from .cards import CARD_SUIT, card_str, cards_of, deck_cards, deck_mask
 from .rules import HAND_SIZE, Rules
 
-_MASK64 = (1 << 64) - 1
+_MASK64: Final = (1 << 64) - 1
 
 
 class DealError(ValueError):

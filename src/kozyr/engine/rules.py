@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 Variant = Literal["podkidnoy", "perevodnoy"]
 FirstRoundCap = Literal["off", "first_round", "until_first_bito"]
@@ -11,9 +11,9 @@ ThrowIn = Literal["all", "neighbours"]
 Teams = Literal["none", "2v2", "3v3", "2v2v2"]
 FirstAttacker = Literal["lowest_trump", "durak_attacked", "after_durak"]
 
-HAND_SIZE = 6
-ATTACK_CAP = 6
-FIRST_ROUND_CAP = 5
+HAND_SIZE: Final = 6
+ATTACK_CAP: Final = 6
+FIRST_ROUND_CAP: Final = 5
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "players": (2, 3, 4, 5, 6),
@@ -28,8 +28,8 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "pogony": (True, False),
 }
 
-_TEAM_PLAYERS = {"2v2": 4, "3v3": 6, "2v2v2": 6}
-_TEAM_COUNT = {"none": 0, "2v2": 2, "3v3": 2, "2v2v2": 3}
+_TEAM_PLAYERS: Final[dict[str, int]] = {"2v2": 4, "3v3": 6, "2v2v2": 6}
+_TEAM_COUNT: Final[dict[str, int]] = {"none": 0, "2v2": 2, "3v3": 2, "2v2v2": 3}
 
 
 class RulesError(ValueError):

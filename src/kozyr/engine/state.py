@@ -15,9 +15,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from math import comb
-from typing import Any
+from typing import Any, Final
 
-from .actions import Action, Kind
+from .actions import Action, Kind, fast_action
 from .cards import (
     CARD_RANK,
     CARD_SUIT,
@@ -33,25 +33,25 @@ from .deal import Deal
 from .rules import ATTACK_CAP, FIRST_ROUND_CAP, HAND_SIZE, Rules
 
 # Phases: who is to move is a function of the phase.
-LEAD, DEFEND, THROW, OVER = 0, 1, 2, 3
-PHASE_NAMES = ("lead", "defend", "throw", "over")
+LEAD: Final = 0
+DEFEND: Final = 1
+THROW: Final = 2
+OVER: Final = 3
+PHASE_NAMES: Final = ("lead", "defend", "throw", "over")
 
 #: BEATERS[trump_suit][card]: every card that may cover ``card``.
-BEATERS: tuple[tuple[int, ...], ...] = tuple(
+BEATERS: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(HIGHER_IN_SUIT[c] | (SUIT_MASK[t] if CARD_SUIT[c] != t else 0) for c in range(NUM_CARDS))
     for t in range(4)
 )
 
-_ATTACK, _DEFEND, _THROW = Kind.ATTACK, Kind.DEFEND, Kind.THROW
-_TAKE, _PASS, _TRANSFER, _SHOW = Kind.TAKE, Kind.PASS, Kind.TRANSFER, Kind.SHOW_TRUMP
-
-
-_new_action = tuple.__new__
-
-
-def _act(seat: int, kind: Kind, cards: int = 0, target: int = -1) -> Action:
-    """Build an Action without NamedTuple's Python-level __new__ (hot path)."""
-    return _new_action(Action, (seat, kind, cards, target))
+_ATTACK: Final = Kind.ATTACK
+_DEFEND: Final = Kind.DEFEND
+_THROW: Final = Kind.THROW
+_TAKE: Final = Kind.TAKE
+_PASS: Final = Kind.PASS
+_TRANSFER: Final = Kind.TRANSFER
+_SHOW: Final = Kind.SHOW_TRUMP
 
 
 def _nth_card(mask: int, i: int) -> int:
@@ -62,13 +62,13 @@ def _nth_card(mask: int, i: int) -> int:
 
 
 #: SUBSET_COUNT[k][room]: non-empty subsets of a k-card set with at most ``room`` cards.
-SUBSET_COUNT: tuple[tuple[int, ...], ...] = tuple(
+SUBSET_COUNT: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(sum(comb(k, j) for j in range(1, min(k, room) + 1)) for room in range(7))
     for k in range(5)
 )
 
 
-_KINDS: tuple[Kind, ...] = tuple(Kind)
+_KINDS: Final[tuple[Kind, ...]] = tuple(Kind)
 
 
 def _well_formed(action: object) -> tuple[int, Kind, int, int] | str:
@@ -494,17 +494,17 @@ class GameState:
         seat = self.to_move
         if phase == THROW:
             assert seat is not None
-            acts = [_act(seat, _PASS)]
+            acts = [fast_action(seat, _PASS)]
             cards = self.hands[seat] & self.table_ranks
             while cards:
                 low = cards & -cards
-                acts.append(_act(seat, _THROW, low))
+                acts.append(fast_action(seat, _THROW, low))
                 cards ^= low
             return acts
         if phase == DEFEND:
             assert seat is not None
             hand = self.hands[seat]
-            acts = [_act(seat, _TAKE)]
+            acts = [fast_action(seat, _TAKE)]
             beaters = self.beaters
             dfn = self.dfn
             for i, a in enumerate(self.att):
@@ -512,14 +512,14 @@ class GameState:
                     cover = hand & beaters[a]
                     while cover:
                         low = cover & -cover
-                        acts.append(_act(seat, _DEFEND, low, a))
+                        acts.append(fast_action(seat, _DEFEND, low, a))
                         cover ^= low
             if self._can_transfer():
                 same, room, show = self._transfer_options(seat)
                 for sub in _subsets(same, room):
-                    acts.append(_act(seat, _TRANSFER, sub))
+                    acts.append(fast_action(seat, _TRANSFER, sub))
                 if show:
-                    acts.append(_act(seat, _SHOW, show))
+                    acts.append(fast_action(seat, _SHOW, show))
             return acts
         if phase == LEAD:
             seat = self.attacker
@@ -531,13 +531,13 @@ class GameState:
                     same = hand & RANK_MASK[r]
                     if same:
                         for sub in _subsets(same, limit):
-                            acts.append(_act(seat, _ATTACK, sub))
+                            acts.append(fast_action(seat, _ATTACK, sub))
             else:
                 for r in range(13):
                     same = hand & RANK_MASK[r]
                     while same:
                         low = same & -same
-                        acts.append(_act(seat, _ATTACK, low))
+                        acts.append(fast_action(seat, _ATTACK, low))
                         same ^= low
             return acts
         return []
@@ -566,8 +566,8 @@ class GameState:
             cards = self.hands[seat] & self.table_ranks
             i = int(u * (cards.bit_count() + 1))
             if i == 0:
-                return _act(seat, _PASS)
-            return _act(seat, _THROW, _nth_card(cards, i - 1))
+                return fast_action(seat, _PASS)
+            return fast_action(seat, _THROW, _nth_card(cards, i - 1))
         hand = self.hands[seat]
         if phase == DEFEND:
             beaters = self.beaters
@@ -587,17 +587,17 @@ class GameState:
                 total += n_sub + (1 if show else 0)
             i = int(u * total)
             if i == 0:
-                return _act(seat, _TAKE)
+                return fast_action(seat, _TAKE)
             i -= 1
             for a, m in covers:
                 k = m.bit_count()
                 if i < k:
-                    return _act(seat, _DEFEND, _nth_card(m, i), a)
+                    return fast_action(seat, _DEFEND, _nth_card(m, i), a)
                 i -= k
             subs = _subsets(same, room)
             if i < len(subs):
-                return _act(seat, _TRANSFER, subs[i])
-            return _act(seat, _SHOW, show)
+                return fast_action(seat, _TRANSFER, subs[i])
+            return fast_action(seat, _SHOW, show)
         # LEAD
         limit = self.limit if self.rules.lead_multiple else 1
         counts = []
@@ -612,8 +612,8 @@ class GameState:
         for same, k in counts:
             if i < k:
                 if limit == 1:
-                    return _act(seat, _ATTACK, _nth_card(same, i))
-                return _act(seat, _ATTACK, _subsets(same, limit)[i])
+                    return fast_action(seat, _ATTACK, _nth_card(same, i))
+                return fast_action(seat, _ATTACK, _subsets(same, limit)[i])
             i -= k
         raise AssertionError("unreachable: the attacker holds no card")
 
