@@ -29,15 +29,9 @@ from .schedule import GameSlot, Pairing, derive
 
 
 @dataclass(frozen=True)
-class GameResult:
-    """The outcome of one scheduled game (small, so it travels between processes)."""
+class GameResult(GameSlot):
+    """A scheduled game and its outcome (small, so it travels between processes)."""
 
-    pairing: int
-    deal: int
-    rotation: int
-    deal_seed: int
-    game_seed: int
-    seats: tuple[int, ...]
     #: The losing entrant (the durak, or the durak's team), None for a draw.
     loser: int | None
     durak_seat: int | None
