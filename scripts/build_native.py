@@ -11,18 +11,33 @@ then used); ``--force`` rebuilds anyway.
 
 from __future__ import annotations
 
+import ast
 import os
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
-#: The compiled modules, per package (kozyr/engine/native.py and
-#: kozyr/bots/native.py list them for the import-time freshness check too).
-PACKAGES = {
-    "engine": ["cards", "actions", "rules", "deal", "state", "view"],
-    "bots": ["heuristics", "public", "rollout", "sampler", "endgame", "search"],
-}
+
+
+def listed_modules(package: str) -> list[str]:
+    """The ``MODULES`` tuple of kozyr/<package>/native.py (the list its
+    import-time freshness check uses), read as text: this script cannot import
+    the package it is about to rebuild."""
+    path = SRC / "kozyr" / package / "native.py"
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id == "MODULES"
+        ):
+            return list(ast.literal_eval(node.value))
+    raise SystemExit(f"build-native: no MODULES = (...) in {path}")
+
+
+#: The compiled modules, per package.
+PACKAGES = {package: listed_modules(package) for package in ("engine", "bots")}
 #: One group: calls and attribute reads between the modules stay native.
 GROUP = "kozyr._native"
 
