@@ -13,11 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .cards import card_str, cards_of, deck_mask, mask_of, parse_card
 from .record import GameRecord
 from .state import GameState
-
-#: The lowest rank index of each deck size ("23456789TJQKA"[low:]).
-_LOWEST_RANK = {24: 7, 36: 4, 52: 0}
 
 
 def perft(state: GameState, depth: int) -> int:
@@ -49,8 +47,7 @@ def empty_deck_record(rules: dict[str, Any], hands: list[list[str]], trump: str)
     ``hands`` lists each seat's cards (e.g. ``"9S"``); ``trump`` names the
     (already drawn) trump card, which only sets the trump suit.
     """
-    low = _LOWEST_RANK[rules.get("deck", 36)]
-    held = {c for h in hands for c in h}
-    rest = [r + s for s in "SCDH" for r in "23456789TJQKA"[low:] if r + s not in held]
+    held = mask_of(parse_card(c) for h in hands for c in h)
+    rest = [card_str(c) for c in cards_of(deck_mask(rules.get("deck", 36)) & ~held)]
     deal = {"hands": hands, "deck": [], "trump": trump, "discard": rest}
     return {"version": 1, "rules": rules, "deal": deal, "actions": []}
