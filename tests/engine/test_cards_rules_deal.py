@@ -147,6 +147,7 @@ OPTIONS: dict[str, tuple[Any, ...]] = {
     "teams": ("none", "2v2", "3v3", "2v2v2"),
     "first_attacker": ("lowest_trump", "durak_attacked", "after_durak"),
     "pogony": (True, False),
+    "repetition_draw": (True, False),
 }
 
 
@@ -155,6 +156,7 @@ def test_rules_defaults_are_the_classic_table():
     assert (r.players, r.deck, r.variant) == (4, 36, "podkidnoy")
     assert r.first_round_cap == "off" and r.throw_in == "all" and r.teams == "none"
     assert not r.transfer_show_trump and r.team_count == 0 and not r.transfers
+    assert r.pogony and r.repetition_draw
     assert Rules.options() == OPTIONS
     assert Rules.from_dict(None) == r == Rules.from_dict({})
 

@@ -17,6 +17,11 @@ from kozyr.engine.cards import deck_mask
 from kozyr.engine.state import GameState
 from kozyr.engine.view import View
 
+#: Rule options added after the first arena runs, with their defaults.  They
+#: enter a decision's seed only when set otherwise, so every seed — and every
+#: arena figure published before they existed — stays as it was.
+LATER_OPTIONS: dict[str, object] = {"repetition_draw": True}
+
 
 def decision_seed(seed: int, view: View) -> int:
     """A 64-bit seed from the bot's seed and everything in ``view``.
@@ -24,9 +29,13 @@ def decision_seed(seed: int, view: View) -> int:
     ``repr`` of ints and strings does not depend on Python's hash
     randomisation, so the value is the same on every run and platform.
     """
+    rules = view.rules.to_dict()
+    for name, default in LATER_OPTIONS.items():
+        if rules[name] == default:
+            del rules[name]
     key = (
         seed,
-        sorted(view.rules.to_dict().items()),
+        sorted(rules.items()),
         view.seat,
         view.hand,
         view.hand_counts,

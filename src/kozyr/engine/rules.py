@@ -26,6 +26,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "teams": ("none", "2v2", "3v3", "2v2v2"),
     "first_attacker": ("lowest_trump", "durak_attacked", "after_durak"),
     "pogony": (True, False),
+    "repetition_draw": (True, False),
 }
 
 _TEAM_PLAYERS: Final[dict[str, int]] = {"2v2": 4, "3v3": 6, "2v2v2": 6}
@@ -60,6 +61,9 @@ class Rules:
     first_attacker: FirstAttacker = "lowest_trump"
     #: Record pogony (the durak finished off with sixes) in the result.
     pogony: bool = True
+    #: A round that begins in the same position as two earlier rounds ends the
+    #: game in a draw (rule 9); without it two players can take back and forth forever.
+    repetition_draw: bool = True
 
     def __post_init__(self) -> None:
         for f in fields(self):

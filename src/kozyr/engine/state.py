@@ -39,6 +39,9 @@ THROW: Final = 2
 OVER: Final = 3
 PHASE_NAMES: Final = ("lead", "defend", "throw", "over")
 
+#: A round-start position for the repetition rule: hands, attacker, attack cap.
+Position = tuple[tuple[int, ...], int, int]
+
 #: BEATERS[trump_suit][card]: every card that may cover ``card``.
 BEATERS: Final[tuple[tuple[int, ...], ...]] = tuple(
     tuple(HIGHER_IN_SUIT[c] | (SUIT_MASK[t] if CARD_SUIT[c] != t else 0) for c in range(NUM_CARDS))
@@ -103,6 +106,8 @@ class Result:
     durak: int | None
     team: tuple[int, ...] = ()
     pogony: bool = False
+    #: A draw because a position came round a third time (rule 9).
+    repetition: bool = False
 
     @property
     def draw(self) -> bool:
@@ -110,7 +115,7 @@ class Result:
 
     def to_json(self) -> dict[str, Any]:
         if self.durak is None:
-            return {"draw": True}
+            return {"draw": True, "repetition": True} if self.repetition else {"draw": True}
         out: dict[str, Any] = {"durak": self.durak}
         if self.team:
             out["team"] = list(self.team)
@@ -156,6 +161,7 @@ class GameState:
         "result",
         "rounds",
         "rules",
+        "seen",
         "shown",
         "starter",
         "stock",
@@ -201,6 +207,8 @@ class GameState:
     bitos: int
     last_play: int
     history_len: int
+    #: Round-start positions since the last irreversible round (rule 9).
+    seen: tuple[Position, ...]
 
     # ------------------------------------------------------------------ set-up
     def __init__(self, rules: Rules) -> None:
@@ -226,6 +234,7 @@ class GameState:
         self.rounds = self.bitos = 0
         self.last_play = 0
         self.history_len = 0
+        self.seen = ()
         self.order = []
         self.phase = OVER
         self.to_move = None
@@ -257,6 +266,8 @@ class GameState:
             if s._game_over_check(None):
                 return s
         s._start_round(s._first_attacker(deal))
+        if rules.repetition_draw:
+            s.seen = (s._position(),)
         return s
 
     @classmethod
@@ -315,6 +326,7 @@ class GameState:
         s.active, s.out, s.result = self.active, self.out[:], self.result
         s.rounds, s.bitos, s.last_play = self.rounds, self.bitos, self.last_play
         s.history_len = self.history_len
+        s.seen = self.seen  # an immutable tuple: safe to share
         return s
 
     # ------------------------------------------------------------- seat order
@@ -423,6 +435,7 @@ class GameState:
                 order.append(s)
             s = s + 1 if s + 1 < n else 0
         order.append(d)
+        drew = bool(stock)
         if stock:
             for s in order:
                 need = HAND_SIZE - hands[s].bit_count()
@@ -443,6 +456,30 @@ class GameState:
         # Rule 6: after bito the defender attacks; rule 7: after a pick-up, the next player.
         nxt = d if not took and self.active >> d & 1 else self._next_active(d)
         self._start_round(nxt)
+        if self.rules.repetition_draw:
+            self._count_position(took and not drew)
+
+    def _position(self) -> Position:
+        """What makes a round start the same as an earlier one when nothing left
+        the game in between: every hand, the attacker and the attack cap."""
+        return (tuple(self.hands), self.attacker, self._cap())
+
+    def _count_position(self, reversible: bool) -> None:
+        """Rule 9: a draw when this round starts as two earlier ones did.
+
+        Only a pick-up without drawing can bring a position back (a bito fills
+        the discard and a draw empties the stock for good), so the history
+        restarts after any other round.
+        """
+        pos = self._position()
+        if not reversible:
+            self.seen = (pos,)
+        elif self.seen.count(pos) >= 2:
+            self.phase = OVER
+            self.to_move = None
+            self.result = Result(None, repetition=True)
+        else:
+            self.seen = (*self.seen, pos)
 
     def _game_over_check(self, last_defender: int | None) -> bool:
         active = self.active

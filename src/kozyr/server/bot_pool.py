@@ -49,7 +49,11 @@ def view_to_wire(view: View) -> tuple[Any, ...]:
         if name == "rules":
             value = tuple(sorted(value.to_dict().items()))
         elif name == "result":
-            value = None if value is None else (value.durak, value.team, value.pogony)
+            value = (
+                None
+                if value is None
+                else (value.durak, value.team, value.pogony, value.repetition)
+            )
         elif name == "legal":
             value = tuple(tuple(a) for a in value)
         out.append(value)
@@ -61,8 +65,8 @@ def view_from_wire(wire: tuple[Any, ...]) -> View:
     values: dict[str, Any] = dict(zip(_VIEW_FIELDS, wire, strict=True))
     values["rules"] = Rules.from_dict(dict(values["rules"]))
     if values["result"] is not None:
-        durak, team, pogony = values["result"]
-        values["result"] = Result(durak, tuple(team), pogony)
+        durak, team, pogony, repetition = values["result"]
+        values["result"] = Result(durak, tuple(team), pogony, repetition)
     values["legal"] = tuple(Action(s, Kind(k), c, t) for s, k, c, t in values["legal"])
     return View(**values)
 
