@@ -361,6 +361,18 @@ def test_end_screen_draw_and_pogony():
     assert "Draw: nobody is the durak." in render(end_panel(draw, labels, 0))
     pogony = next(s for s in finished_games(rules, range(3000)) if s.result and s.result.pogony)
     assert "Pogony!" in render(end_panel(pogony, labels, 0))
+    assert "came round a third time" not in render(end_panel(draw, labels, 0))
+
+
+def test_end_screen_draw_by_repetition():
+    """A three-player random game that comes round to one position three times."""
+    rules = Rules(players=3, variant="perevodnoy")
+    (state,) = finished_games(rules, [2501])
+    assert state.result is not None and state.result.repetition
+    labels = seat_labels(3, 0, random_bots(rules, 0, 1))
+    text = render(end_panel(state, labels, 0))
+    assert "Draw: nobody is the durak." in text
+    assert "The same position came round a third time" in text
 
 
 # ------------------------------------------------------------ the command

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from hypothesis import settings
@@ -207,9 +207,12 @@ class Snap:
     rounds: int
     bitos: int
     last_play: int
-    result: tuple[int | None, tuple[int, ...], bool] | None
+    #: (durak, team, pogony, draw by repetition)
+    result: tuple[int | None, tuple[int, ...], bool, bool] | None
     #: Model only: (the last round's defender, whether the last play was all sixes).
     pogony_hint: tuple[int | None, bool] = (None, False)
+    #: Model only: every round-start position of the game so far (repetition rule).
+    history: list[tuple[object, ...]] = field(default_factory=list)
 
     @property
     def trump_suit(self) -> int:
@@ -240,7 +243,7 @@ def snap(s: GameState) -> Snap:
         rounds=s.rounds,
         bitos=s.bitos,
         last_play=s.last_play,
-        result=None if r is None else (r.durak, tuple(r.team), r.pogony),
+        result=None if r is None else (r.durak, tuple(r.team), r.pogony, r.repetition),
     )
 
 
@@ -403,13 +406,13 @@ def _game_over(rules: Rules, sn: Snap, last_defender: int | None) -> bool:
     sn.phase = OVER
     sn.to_move = None
     if not active:
-        sn.result = (None, (), False)
+        sn.result = (None, (), False, False)
         return True
     # In team games the team's seat holding the most cards (ties: the lowest seat).
     durak = max(active, key=lambda s: (popcount(sn.hands[s]), -s))
     team = tuple(s for s in range(rules.players) if team_of(rules, s) == team_of(rules, durak))
     sixes = sn.last_play != 0 and sn.last_play & ~RANK_MASK[RANK_SIX] == 0
-    sn.result = (durak, team if rules.team_count else (), False)
+    sn.result = (durak, team if rules.team_count else (), False, False)
     # pogony is decided once the durak is known (see compare()).
     sn.pogony_hint = (last_defender, sixes)
     return True
@@ -448,6 +451,26 @@ def _end_round(rules: Rules, sn: Snap) -> None:
         _start_round(rules, sn, d)
     else:
         _start_round(rules, sn, next_active(rules, d, sn.out))
+    _note_position(rules, sn)
+
+
+def _note_position(rules: Rules, sn: Snap) -> None:
+    """Rule 9: a round that begins exactly as two earlier rounds of the game began
+    (every hand, the stock, the discard, the attacker and the attack cap) is a draw."""
+    if not rules.repetition_draw:
+        return
+    pos = (
+        tuple(sn.hands),
+        tuple(sn.stock),
+        sn.discard,
+        sn.attacker,
+        cap(rules, sn.rounds, sn.bitos),
+    )
+    if sn.history.count(pos) >= 2:
+        sn.phase = OVER
+        sn.to_move = None
+        sn.result = (None, (), False, True)
+    sn.history.append(pos)
 
 
 def _after_cover_or_pass(rules: Rules, sn: Snap) -> None:
@@ -473,6 +496,7 @@ def ref_step(rules: Rules, before: Snap, action: Action) -> Snap:
         att=list(before.att),
         dfn=list(before.dfn),
         out=list(before.out),
+        history=list(before.history),
     )
     seat, kind, cards, target = action
     if kind == PASS:
@@ -582,6 +606,7 @@ def ref_initial(rules: Rules, deal: Deal) -> Snap:
         if _game_over(rules, sn, None):
             return sn
     _start_round(rules, sn, ref_first_attacker(rules, deal))
+    _note_position(rules, sn)
     return sn
 
 
@@ -613,11 +638,13 @@ def compare(rules: Rules, expected: Snap, actual: Snap, context: str) -> None:
         return
     assert actual.to_move is None, context
     assert actual.result is not None and expected.result is not None, context
-    durak, team, pogony = actual.result
-    exp_durak, exp_team, _ = expected.result
+    durak, team, pogony, repetition = actual.result
+    exp_durak, exp_team, _, exp_repetition = expected.result
     if exp_durak is None:
         assert durak is None and team == () and not pogony, f"draw expected: {context}"
+        assert repetition == exp_repetition, f"draw by repetition: {context}"
         return
+    assert not repetition, f"a durak and a repetition: {context}"
     assert durak is not None, f"a durak was expected: {context}"
     assert durak not in actual.out and actual.hands[durak], f"durak holds cards: {context}"
     assert team == exp_team, f"team: {context}"

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -340,23 +342,37 @@ def test_engine_matches_the_reference_model(game: tuple[Rules, Deal], pseed: int
     ref_initial/ref_legal/ref_step (an independent reading of the rules), one
     step at a time, from seeded deals and from arbitrary explicit positions."""
     rules, deal = game
-    state = GameState.new(rules, deal)
-    compare(rules, ref_initial(rules, deal), snap(state), f"initial state of {deal}")
     policy = Policy(pseed, style)
+    check_against_model(rules, deal, lambda state, legal: policy.choose(state, legal))
+
+
+def check_against_model(
+    rules: Rules,
+    deal: Deal,
+    choose: Callable[[GameState, list[Action]], Action],
+    limit: int = 3000,
+) -> GameState:
+    """Play ``deal`` with ``choose`` (at most ``limit`` actions), checking the legal
+    moves and every transition against the reference model; the final state."""
+    state = GameState.new(rules, deal)
+    expected = ref_initial(rules, deal)
+    compare(rules, expected, snap(state), f"initial state of {deal}")
     steps = 0
-    while not state.game_over and steps < 3000:
+    while not state.game_over and steps < limit:
         before: Snap = snap(state)
+        before.history = expected.history  # the model's own memory of the game
         legal = state.legal_actions()
         expected_legal = ref_legal(rules, before)
         assert set(legal) == expected_legal, (
             f"{rules}\nengine only: {set(legal) - expected_legal}\n"
             f"rules only: {expected_legal - set(legal)}"
         )
-        action = policy.choose(state, legal)
+        action = choose(state, legal)
         expected = ref_step(rules, before, action)
         state.apply(action)
         compare(rules, expected, snap(state), f"{rules} step {steps} {action}")
         steps += 1
+    return state
 
 
 # --------------------------------------------------------------------- records
@@ -653,3 +669,64 @@ def test_check_judges_loosely_typed_actions(bad: str):
     assert isinstance(why, str) and why
     with pytest.raises(IllegalAction):
         s.apply(loose)
+
+
+# ------------------------------------------------------------- repetition draw
+def _deal_910_endgame(rules: Rules) -> Deal:
+    """The position where levels 9 and 8 went round forever (arena deal 910)."""
+    golden = Path(__file__).parents[1] / "golden" / "repetition_draw_third_time.json"
+    data = json.loads(golden.read_text())
+    return deal_from_json(rules, data["deal"])
+
+
+CYCLE = [
+    "0 attack 6C",
+    "1 transfer 6S",
+    "0 defend 9C 6C",
+    "0 defend JD 6S",
+    "1 throw JS",
+    "0 take",
+    "1 attack JC",
+    "0 transfer JS",
+    "1 defend 6D JC",
+    "1 defend 7D JS",
+    "0 throw 6S",
+    "1 take",
+]
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_a_transfer_cycle_is_a_draw_on_the_third_time(on: bool):
+    """Two pick-ups bring the position back; the third time is a draw (model and
+    engine agree step by step), unless repetition_draw is off."""
+    rules = Rules(players=2, deck=36, variant="perevodnoy", repetition_draw=on)
+    script = iter([act(t) for t in CYCLE * 2])
+    state = check_against_model(
+        rules, _deal_910_endgame(rules), lambda s, legal: next(script), limit=24
+    )
+    assert state.history_len == 24
+    if on:
+        assert state.result is not None and state.result.repetition and state.result.draw
+        assert state.result.to_json() == {"draw": True, "repetition": True}
+    else:
+        assert not state.game_over and state.to_move == 0
+
+
+@pytest.mark.parametrize(("variant", "seed"), [("podkidnoy", 2473), ("perevodnoy", 2501)])
+def test_random_play_can_end_by_repetition(variant: str, seed: int):
+    """Three-player games of random play that come round to a position three times
+    (found by search): the model agrees, and without the rule they go on."""
+    results = []
+    for on in (True, False):
+        rules = Rules(players=3, deck=36, variant=variant, repetition_draw=on)  # type: ignore[arg-type]
+        rng = random.Random(seed)
+        state = check_against_model(
+            rules,
+            Deal.from_seed(rules, seed),
+            lambda s, legal, rng=rng: s.sample_action(rng.random()),
+        )
+        results.append(state)
+    drawn, free = results
+    assert drawn.result is not None and drawn.result.repetition
+    assert free.result is None or not free.result.repetition
+    assert free.history_len > drawn.history_len

@@ -50,9 +50,7 @@ def view_to_wire(view: View) -> tuple[Any, ...]:
             value = tuple(sorted(value.to_dict().items()))
         elif name == "result":
             value = (
-                None
-                if value is None
-                else (value.durak, value.team, value.pogony, value.repetition)
+                None if value is None else (value.durak, value.team, value.pogony, value.repetition)
             )
         elif name == "legal":
             value = tuple(tuple(a) for a in value)

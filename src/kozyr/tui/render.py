@@ -229,6 +229,8 @@ def end_panel(
     lines: list[RenderableType] = []
     if result.durak is None:
         lines.append(Text("Draw: nobody is the durak.", style="bold"))
+        if result.repetition:
+            lines.append(Text("The same position came round a third time (rule repetition_draw)."))
     else:
         who = labels[result.durak]
         if result.team:

@@ -504,6 +504,7 @@ function fillResult(over) {
   $("#result-title").textContent = title;
   const sub = [];
   if (over.pogony) sub.push(t("result.pogony"));
+  if (res.repetition) sub.push(t("result.repetition"));
   if (res.team && res.team.length) sub.push(t("result.team", { names: res.team.map((s) => seatName(room, s)).join(", ") }));
   if (!res.draw && me !== null && me !== undefined && res.durak !== me && !(res.team || []).includes(me)) sub.push(t("result.youWin"));
   $("#result-sub").textContent = sub.join(" · ");

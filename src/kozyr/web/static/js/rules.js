@@ -12,7 +12,7 @@ const CHOICES = {
   teams: ["none", "2v2", "3v3", "2v2v2"],
   first_attacker: ["lowest_trump", "durak_attacked", "after_durak"],
 };
-const SWITCHES = ["lead_multiple", "transfer_show_trump", "pogony"];
+const SWITCHES = ["lead_multiple", "transfer_show_trump", "pogony", "repetition_draw"];
 export const DEFAULT_RULES = {
   deck: 36,
   variant: "podkidnoy",
@@ -23,6 +23,7 @@ export const DEFAULT_RULES = {
   teams: "none",
   first_attacker: "lowest_trump",
   pogony: true,
+  repetition_draw: true,
 };
 const TEAM_PLAYERS = { "2v2": [4], "3v3": [6], "2v2v2": [6] };
 
@@ -113,5 +114,6 @@ export function summary(rules) {
   }
   if (rules.lead_multiple === false) parts.push(t("rules.singleLead"));
   if (rules.pogony === false) parts.push(t("rules.noPogony"));
+  if (rules.repetition_draw === false) parts.push(t("rules.noRepetitionDraw"));
   return parts.join(" · ");
 }
