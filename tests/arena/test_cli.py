@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import kozyr.bots
+import kozyr.bots.match
 from kozyr.bots.base import RandomBot
 from kozyr.cli.main import main
 from kozyr.cli.replay import replay_json
@@ -114,6 +115,33 @@ def test_merged_parts_print_the_table_of_the_whole_run(tmp_path, capsys):
     records[0].write_text(json.dumps(data))
     assert main(["arena", "--merge", first, rest]) == 1
     assert "does not replay to a finished game" in capsys.readouterr().err
+
+
+def test_games_past_the_cap_count_as_unfinished_draws(monkeypatch, tmp_path, capsys):
+    """With repetition_draw off a game may never end: past GAME_CAP actions it is
+    recorded as it stands and counted as a draw, and the run goes on."""
+    monkeypatch.setattr(kozyr.bots.match, "GAME_CAP", 30)
+    saved = str(tmp_path / "capped")
+    line_up = ("random", "random", "--deals", "3", "--workers", "1")
+    rule = ("--rule", "repetition_draw=false")
+    assert main(["arena", *line_up, *rule, "--json", "--save", saved]) == 0
+    (pairing,) = json.loads(capsys.readouterr().out)["pairings"]
+    assert pairing["unfinished"] == pairing["draws"] == pairing["games"] == 6
+    assert all(side["duraks"] == 0 for side in pairing["sides"])
+    record = json.loads(sorted(Path(saved).glob("p*.json"))[0].read_text())
+    assert len(record["actions"]) == 31 and "result" not in record
+
+    assert main(["arena", *line_up, *rule]) == 0
+    text = capsys.readouterr().out
+    assert "Unfinished: 6 games passed 30 actions and were counted as draws" in text
+    assert main(["arena", "--merge", saved, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["pairings"][0]["unfinished"] == 6
+    monkeypatch.setattr(kozyr.bots.match, "GAME_CAP", 20_000)
+    assert main(["arena", "--merge", saved]) == 1  # short of the cap: not abandoned
+    assert "does not replay to a finished game" in capsys.readouterr().err
+
+    assert main(["arena", *line_up, "--json"]) == 0  # with the rule every game ends
+    assert json.loads(capsys.readouterr().out)["pairings"][0]["unfinished"] == 0
 
 
 def test_json_summary(capsys):

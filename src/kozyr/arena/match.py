@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kozyr.bots.base import Bot
-from kozyr.bots.match import BotFailure, RefereeError
+from kozyr.bots.match import BotFailure, GameTooLong, RefereeError
 from kozyr.bots.match import play_game as referee
 from kozyr.engine.deal import Deal
 from kozyr.engine.record import GameRecord
@@ -29,10 +29,12 @@ class BotError(ArenaError):
 
 @dataclass
 class Played:
-    """A finished game: its final state and, when asked for, its record."""
+    """A game: its final state and, when asked for, its record.  ``result`` is
+    None for a game abandoned after :data:`kozyr.bots.match.GAME_CAP` actions
+    (possible only with ``repetition_draw`` off); the arena counts it as a draw."""
 
     state: GameState
-    result: Result
+    result: Result | None
     record: GameRecord | None
 
 
@@ -53,6 +55,8 @@ def play_game(
     rec = GameRecord(rules, deal, [], dict(meta or {})) if record else None
     try:
         state = referee(rules, deal, bots, labels, rec.append if rec is not None else None)
+    except GameTooLong as exc:
+        return Played(exc.state, None, rec)
     except BotFailure as exc:
         raise BotError(str(exc)) from exc.__cause__
     except RefereeError as exc:

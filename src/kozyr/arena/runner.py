@@ -38,6 +38,8 @@ class GameResult(GameSlot):
     actions: int
     rounds: int
     pogony: bool
+    #: Abandoned after GAME_CAP actions (counted as a draw): see Played.
+    unfinished: bool = False
 
 
 @dataclass(frozen=True)
@@ -92,15 +94,16 @@ def play_slot(
     result = played.result
     if save_dir is not None and played.record is not None:
         path = Path(save_dir) / record_name(slot)
-        path.write_text(played.record.dumps(result.to_json()) + "\n", encoding="utf-8")
+        text = played.record.dumps(result.to_json() if result is not None else None)
+        path.write_text(text + "\n", encoding="utf-8")
     return game_result(slot, played.state)
 
 
 def game_result(slot: GameSlot, state: GameState) -> GameResult:
-    """The counted outcome of ``slot``'s game, from its final state."""
+    """The counted outcome of ``slot``'s game, from its final state (a state
+    that is not over is a game abandoned after GAME_CAP actions: a draw)."""
     result = state.result
-    assert result is not None, "the game is not over"
-    durak = result.durak
+    durak = result.durak if result is not None else None
     return GameResult(
         pairing=slot.pairing,
         deal=slot.deal,
@@ -112,7 +115,8 @@ def game_result(slot: GameSlot, state: GameState) -> GameResult:
         durak_seat=durak,
         actions=state.history_len,
         rounds=state.rounds,
-        pogony=result.pogony,
+        pogony=result.pogony if result is not None else False,
+        unfinished=result is None,
     )
 
 

@@ -46,6 +46,8 @@ class PairingStats:
     mean_actions: float
     mean_rounds: float
     sides: tuple[SideStats, ...]
+    #: Games abandoned after GAME_CAP actions (counted among the draws).
+    unfinished: int = 0
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,7 @@ class Summary:
                     "rotations": p.rotations,
                     "games": p.games,
                     "draws": p.draws,
+                    "unfinished": p.unfinished,
                     "pogony": p.pogony,
                     "mean_actions": _round(p.mean_actions, 2),
                     "mean_rounds": _round(p.mean_rounds, 2),
@@ -156,8 +159,9 @@ def summarize(pairings: Sequence[Pairing], results: Sequence[GameResult], deals:
         games = by_pairing.get(p.index, [])
         n = len(games)
         losses = [0] * len(p.entrants)
-        draws = pogony = actions = rounds = 0
+        draws = pogony = actions = rounds = unfinished = 0
         for g in games:
+            unfinished += g.unfinished
             if g.loser is None:
                 draws += 1
             else:
@@ -181,6 +185,7 @@ def summarize(pairings: Sequence[Pairing], results: Sequence[GameResult], deals:
                 actions / n if n else 0.0,
                 rounds / n if n else 0.0,
                 sides,
+                unfinished,
             )
         )
 

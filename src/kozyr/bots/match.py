@@ -34,6 +34,17 @@ class RefereeError(Exception):
     """A bot game could not be played to the end (see :class:`BotFailure`)."""
 
 
+class GameTooLong(RefereeError):
+    """The game passed :data:`GAME_CAP` actions; ``state`` is where it stood.
+
+    With the default rules every game ends (a third repetition of a position is
+    a draw), so only tables with ``repetition_draw`` off can get here."""
+
+    def __init__(self, message: str, state: GameState) -> None:
+        super().__init__(message)
+        self.state = state
+
+
 class BotFailure(RefereeError):
     """A bot raised, returned something that is not an action, or an illegal
     action; the message names the bot and its seat."""
@@ -79,7 +90,7 @@ def play_game(
             on_action(action)
         steps += 1
         if steps > GAME_CAP:
-            raise RefereeError(f"the game on deal seed {deal.seed} passed {GAME_CAP} actions")
+            raise GameTooLong(f"the game on deal seed {deal.seed} passed {GAME_CAP} actions", state)
     return state
 
 

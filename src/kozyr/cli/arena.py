@@ -43,6 +43,7 @@ from kozyr.arena.schedule import Pairing, build_schedule, make_pairing
 from kozyr.arena.spec import ArenaError, check, parse_spec
 from kozyr.arena.summary import Summary, summarize
 from kozyr.bots import SEARCH_COMPILED
+from kozyr.bots import match as referee
 from kozyr.engine import native
 from kozyr.engine.rules import Rules, RulesError
 
@@ -342,6 +343,13 @@ def render(console: Console, summary: Summary, info: dict[str, Any]) -> None:
         "  95% interval from the Fisher information, clustered by deal.",
         "Length: mean actions per game.",
     ]
+    unfinished = sum(p.unfinished for p in summary.pairings)
+    if unfinished:
+        notes.append(
+            f"Unfinished: {unfinished} game{'s' if unfinished != 1 else ''} passed "
+            f"{referee.GAME_CAP:,} actions and {'were' if unfinished != 1 else 'was'} counted as "
+            f"draw{'s' if unfinished != 1 else ''} (possible only with repetition_draw off)."
+        )
     for note in notes:
         console.print(note, highlight=False)
     console.print()

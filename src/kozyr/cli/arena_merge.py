@@ -21,6 +21,7 @@ from pathlib import Path
 from kozyr.arena.runner import GameResult, game_result
 from kozyr.arena.schedule import GameSlot, Pairing, derive
 from kozyr.arena.spec import ArenaError
+from kozyr.bots import match as referee
 from kozyr.engine.deal import Deal
 from kozyr.engine.record import GameRecord, RecordError
 from kozyr.engine.rules import Rules
@@ -94,7 +95,8 @@ def part_results(part: Part) -> list[GameResult]:
         if record.rules != part.rules or record.deal != Deal.from_seed(part.rules, deal_seed):
             raise ArenaError(f"{file} was not played on this run's rules and deal")
         replay = record.replay()
-        if not replay.ok or replay.state.result is None:
+        abandoned = replay.state.result is None and len(record.actions) > referee.GAME_CAP
+        if not replay.ok or (replay.state.result is None and not abandoned):
             raise ArenaError(f"{file} does not replay to a finished game")
         slot = GameSlot(pairing, deal, rotation, deal_seed, derive(deal_seed, rotation), seats)
         results.append(game_result(slot, replay.state))
