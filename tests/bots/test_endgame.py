@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import json
 import random
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kozyr.bots import make_bot
+from kozyr.bots.base import Bot
 from kozyr.bots.endgame import position_key, solve
+from kozyr.bots.match import play_game
 from kozyr.bots.rollout import outcome
-from kozyr.engine.actions import Kind
+from kozyr.engine.actions import Action, Kind
 from kozyr.engine.cards import deck_cards, deck_mask, mask_of, parse_cards
 from kozyr.engine.deal import Deal
+from kozyr.engine.record import deal_from_json
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import OVER, GameState
+from kozyr.engine.view import View
 
 
 def brute(
@@ -142,3 +150,32 @@ def test_not_two_sided_is_not_solved(players: int) -> None:
     rules = Rules(players=players, deck=36)
     state = GameState.from_seed(rules, 1)
     assert solve(state, 1000) is None
+
+
+# ------------------------------------------------------ repetition (arena deal 910)
+class WithoutPositions:
+    """A bot that is not told the repetition rule's positions (as before views
+    carried them)."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.name = bot.name
+
+    def choose(self, view: View) -> Action:
+        return self.bot.choose(replace(view, positions=()))
+
+
+def test_a_won_transfer_cycle_is_won_not_drawn() -> None:
+    """In arena deal 910 level 9 (seat 1) had a won endgame, but the solver takes
+    the first winning move it finds, and one of them brings the position back;
+    the bots went round forever.  Told the positions that came round before, the
+    solver sees where a third time would be a draw and plays the win through."""
+    rules = Rules(players=2, deck=36, variant="perevodnoy")
+    golden = Path(__file__).parents[1] / "golden" / "repetition_draw_third_time.json"
+    deal = deal_from_json(rules, json.loads(golden.read_text())["deal"])
+    state = play_game(rules, deal, [make_bot(8, seed=1), make_bot(9, seed=2)])
+    assert state.result is not None and state.result.durak == 0
+    blind = play_game(
+        rules, deal, [WithoutPositions(make_bot(8, seed=1)), WithoutPositions(make_bot(9, seed=2))]
+    )
+    assert blind.result is not None and blind.result.repetition

@@ -279,6 +279,7 @@ def full_snapshot(s: GameState) -> dict[str, Any]:
         "bitos",
         "last_play",
         "history_len",
+        "seen",
     ]:
         v = getattr(s, name)
         out[name] = list(v) if isinstance(v, list) else v

@@ -116,6 +116,13 @@ def check_views(s: GameState, exp: Exposure) -> None:
         for other in range(s.n):
             # A card said to be known in a hand really is in that hand.
             assert v.known[other] & ~s.hands[other] == 0, f"seat {other}'s known cards"
+        # The repetition rule's positions hold whole hands: they may be shown only
+        # when the seat can place every unseen card (all in one other hand).
+        holders = [p for p in range(s.n) if p != seat and s.hands[p] & v.unseen()]
+        if v.positions:
+            assert v.positions == s.seen and v.deck_count == 0 and len(holders) <= 1
+        elif s.seen:
+            assert v.deck_count > 0 or len(holders) > 1, f"seat {seat} could be told"
 
 
 #: Every field of a View, each checked by check_views.  A new field must be
@@ -124,7 +131,7 @@ VIEW_FIELDS = {
     "seat", "rules", "hand", "hand_counts", "known", "table", "deck_count", "discard",
     "trump", "trump_holder", "phase", "attacker", "defender", "round_attacker", "to_move",
     "limit", "taking", "passed", "shown", "out", "result", "rounds", "bitos", "last_play",
-    "legal",
+    "legal", "positions",
 }  # fmt: skip
 
 
@@ -187,10 +194,12 @@ def test_hidden_cards_do_not_change_a_view(game: tuple[Rules, Deal], pseed: int,
         assert view_of(other, seat).to_json() == view.to_json()
         if s.to_move == seat:
             assert other.legal_actions() == s.legal_actions()
-        # Any other seat's view differs at most in that seat's own hand and moves.
+        # Any other seat's view differs at most in that seat's own hand and moves
+        # (and the repetition positions, which hold its hand).
         for p in range(s.n):
             v1, v2 = view_of(s, p), view_of(other, p)
-            assert replace(v1, hand=0, legal=()) == replace(v2, hand=0, legal=())
+            mask = {"hand": 0, "legal": (), "positions": ()}
+            assert replace(v1, **mask) == replace(v2, **mask)
 
     play(rules, 0, Policy(pseed, style), deal=deal, on_step=step)
 
@@ -218,7 +227,11 @@ def test_state_from_view_with_the_true_cards_is_the_same_state(
     stop = rng.randrange(200)
     s, _ = play(rules, 0, Policy(pseed, style), max_actions=stop, deal=deal)
     seat = rng.randrange(rules.players)
-    rebuilt = state_from_view(view_of(s, seat), s.hands, list(reversed(s.stock)))
+    view = view_of(s, seat)
+    rebuilt = state_from_view(view, s.hands, list(reversed(s.stock)))
+    assert rebuilt.seen == view.positions
+    if not view.positions:  # the repetition rule's memory is not public here
+        rebuilt.seen = s.seen
     assert rebuilt.to_json() == s.to_json()
     assert rebuilt.legal_actions() == s.legal_actions()
     mine, theirs = full_snapshot(rebuilt), full_snapshot(s)

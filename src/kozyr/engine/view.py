@@ -18,7 +18,7 @@ from typing import Any
 from .actions import Action
 from .cards import CARD_RANK, RANK_MASK, card_str, cards_of, deck_mask
 from .rules import Rules
-from .state import BEATERS, OVER, PHASE_NAMES, GameState, Result
+from .state import BEATERS, OVER, PHASE_NAMES, GameState, Position, Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +51,10 @@ class View:
     #: The cards of the last attack, throw or transfer (public; decides pogony).
     last_play: int
     legal: tuple[Action, ...]
+    #: The repetition rule's memory (rule 9): the positions rounds began in since
+    #: the last bito or draw from the stock — given only once the deck is empty
+    #: and every hand is known or follows from the others, else ``()``.
+    positions: tuple[Position, ...] = ()
 
     @property
     def trump_suit(self) -> int:
@@ -136,7 +140,25 @@ def view_of(state: GameState, seat: int) -> View:
         bitos=state.bitos,
         last_play=state.last_play,
         legal=tuple(state.legal_actions()) if own_turn else (),
+        positions=state.seen if _every_hand_follows(state, seat) else (),
     )
+
+
+def _every_hand_follows(state: GameState, seat: int) -> bool:
+    """True when ``seat`` can tell where every card is: the deck is empty and at
+    most one other hand holds cards that are not public.
+
+    Then the positions of the repetition rule are public too: since the last
+    bito or draw every card that moved did so face up, so each earlier position
+    follows from today's hands and the moves everyone saw.
+    """
+    if state.stock:
+        return False
+    hidden = 0
+    for other in range(state.n):
+        if other != seat and state.hands[other] & ~state.known[other]:
+            hidden += 1
+    return hidden <= 1
 
 
 def state_from_view(view: View, hands: list[int] | tuple[int, ...], deck: list[int]) -> GameState:
@@ -202,6 +224,7 @@ def state_from_view(view: View, hands: list[int] | tuple[int, ...], deck: list[i
     s.rounds = view.rounds
     s.bitos = view.bitos
     s.last_play = view.last_play
+    s.seen = view.positions
     if s.phase != OVER:
         s.order = s._throw_order()
     return s
