@@ -37,6 +37,7 @@ from .strategies import (
     TRANSFER,
     Policy,
     Snap,
+    all_cards,
     cap,
     compare,
     examples,
@@ -730,3 +731,30 @@ def test_random_play_can_end_by_repetition(variant: str, seed: int):
     assert drawn.result is not None and drawn.result.repetition
     assert free.result is None or not free.result.repetition
     assert free.history_len > drawn.history_len
+
+
+def test_a_cycle_with_cards_left_in_the_deck_is_a_draw_too():
+    """The same cycle with bigger hands and a card still in the deck: nobody needs
+    to draw, so the stock never changes and the position can come round again."""
+    rules = Rules(players=2, deck=36, variant="perevodnoy")
+    deal = Deal(
+        hands=(
+            mask_of_str("6C 9C JD 8H KS KC KH QS"),
+            mask_of_str("6S JS JC 6D 7D 7H QC QH"),
+        ),
+        deck=(parse("AD"),),
+        trump=parse("AD"),
+        discard=all_cards(rules)
+        & ~mask_of_str("6C 9C JD 8H KS KC KH QS 6S JS JC 6D 7D 7H QC QH AD"),
+        first_attacker=0,
+    )
+    script = [act(t) for t in CYCLE * 2]
+
+    def choose(s: GameState, legal: list[Action]) -> Action:
+        if script and script[0] in legal:
+            return script.pop(0)
+        return Action.from_json({"seat": s.to_move, "type": "pass"})  # decline a throw-in
+
+    state = check_against_model(rules, deal, choose, limit=40)
+    assert not script and len(state.stock) == 1
+    assert state.result is not None and state.result.repetition

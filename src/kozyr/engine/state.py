@@ -435,7 +435,7 @@ class GameState:
                 order.append(s)
             s = s + 1 if s + 1 < n else 0
         order.append(d)
-        drew = bool(stock)
+        left = len(stock)
         if stock:
             for s in order:
                 need = HAND_SIZE - hands[s].bit_count()
@@ -457,7 +457,7 @@ class GameState:
         nxt = d if not took and self.active >> d & 1 else self._next_active(d)
         self._start_round(nxt)
         if self.rules.repetition_draw:
-            self._count_position(took and not drew)
+            self._count_position(took and len(stock) == left)
 
     def _position(self) -> Position:
         """What makes a round start the same as an earlier one when nothing left
