@@ -11,6 +11,8 @@ import re
 import time
 from typing import Any
 
+from kozyr.engine.rules import Rules
+
 from .helpers import (
     DESKTOP,
     PHONE,
@@ -468,3 +470,47 @@ def test_numbered_cover_choices_transfer_and_show_trump(open_page: Any) -> None:
     page.evaluate(DRAW_FRAME, [CHOICE_FRAME, CHOICE_ROOM])
     page.keyboard.press("t")  # keyboard shortcut for Take
     assert sent(page) == [[{"seat": 0, "type": "take"}, 7]]
+
+
+def test_result_of_a_draw_by_repetition(open_page: Any) -> None:
+    """The result panel says why a game was drawn when a position came round a
+    third time (the server's game_over frame carries the engine's result)."""
+    page = open_page(DESKTOP)
+    wait_screen(page, "start")
+    over = {
+        "type": "game_over",
+        "game": 1,
+        "result": {"draw": True, "repetition": True},
+        "durak": None,
+        "pogony": False,
+        "cards_left": [4, 6, 0],
+    }
+    fill = "([over, room]) => { window.kozyr.state.room = room; window.kozyr.fillResult(over); }"
+    page.evaluate(fill, [over, CHOICE_ROOM])
+    assert page.inner_text("#result-title") == "Draw! Nobody is the durak."
+    assert page.inner_text("#result-sub") == "The same position came round a third time."
+    assert page.locator("#result-rows tr").count() == 3
+    page.evaluate(fill, [{**over, "result": {"draw": True}}, CHOICE_ROOM])
+    assert page.inner_text("#result-sub") == ""  # an ordinary draw says nothing more
+
+
+def test_rules_forms_offer_every_option_with_its_default(open_page: Any) -> None:
+    """Each start form's rules section has a control for every table option of
+    the engine (players are chosen elsewhere), preset to the engine's default."""
+    page = open_page(DESKTOP)
+    wait_screen(page, "start")
+    defaults = Rules().to_dict()
+    for prefix in ("cpu", "on", "pnp"):
+        for name, values in Rules.options().items():
+            if name == "players":
+                continue
+            control = page.locator(f"#{prefix}-rule-{name}")
+            assert control.count() == 1, f"{prefix}: no control for {name}"
+            if isinstance(values[0], bool):
+                assert control.is_checked() == defaults[name], f"{prefix}: {name}"
+            else:
+                assert control.input_value() == str(defaults[name]), f"{prefix}: {name}"
+    set_rules(page, "cpu")
+    page.uncheck("#cpu-rule-repetition_draw")
+    summary = page.inner_text('.rules-slot[data-prefix="cpu"] .rules-summary')
+    assert "no draw by repetition" in summary

@@ -966,5 +966,5 @@ async function main() {
   openMain(name);
 }
 
-window.kozyr = { state: S, table, show, languages: LANGUAGES }; // for debugging and tests
+window.kozyr = { state: S, table, show, fillResult, languages: LANGUAGES }; // for debugging and tests
 main();
