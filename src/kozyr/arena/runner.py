@@ -115,7 +115,7 @@ def game_result(slot: GameSlot, state: GameState) -> GameResult:
         durak_seat=durak,
         actions=state.history_len,
         rounds=state.rounds,
-        pogony=result.pogony if result is not None else False,
+        pogony=result is not None and result.pogony,
         unfinished=result is None,
     )
 

@@ -345,10 +345,12 @@ def render(console: Console, summary: Summary, info: dict[str, Any]) -> None:
     ]
     unfinished = sum(p.unfinished for p in summary.pairings)
     if unfinished:
+        games, verb = ("1 game", "was counted as a draw")
+        if unfinished != 1:
+            games, verb = f"{unfinished} games", "were counted as draws"
         notes.append(
-            f"Unfinished: {unfinished} game{'s' if unfinished != 1 else ''} passed "
-            f"{referee.GAME_CAP:,} actions and {'were' if unfinished != 1 else 'was'} counted as "
-            f"draw{'s' if unfinished != 1 else ''} (possible only with repetition_draw off)."
+            f"Unfinished: {games} passed {referee.GAME_CAP:,} actions and {verb} "
+            "(possible only with repetition_draw off)."
         )
     for note in notes:
         console.print(note, highlight=False)

@@ -95,8 +95,9 @@ def part_results(part: Part) -> list[GameResult]:
         if record.rules != part.rules or record.deal != Deal.from_seed(part.rules, deal_seed):
             raise ArenaError(f"{file} was not played on this run's rules and deal")
         replay = record.replay()
-        abandoned = replay.state.result is None and len(record.actions) > referee.GAME_CAP
-        if not replay.ok or (replay.state.result is None and not abandoned):
+        finished = replay.state.result is not None
+        abandoned = len(record.actions) > referee.GAME_CAP  # an unfinished game, kept
+        if not replay.ok or not (finished or abandoned):
             raise ArenaError(f"{file} does not replay to a finished game")
         slot = GameSlot(pairing, deal, rotation, deal_seed, derive(deal_seed, rotation), seats)
         results.append(game_result(slot, replay.state))
