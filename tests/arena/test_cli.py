@@ -243,6 +243,9 @@ def test_save_with_workers_matches_in_process(tmp_path):
         (["random"] * 5 + ["--deck", "24"], "24-card deck cannot deal"),
         (["random", "random", "--deals", "0"], "--deals must be at least 1"),
         (["random", "random", "--workers", "0"], "--workers must be at least 1"),
+        (["mc4", "random"], "unknown bot 'mc4': the frozen flat Monte Carlo bots are mc5..mc10"),
+        (["--round-robin", "5,mc11"], "unknown bot 'mc11'"),
+        (["--round-robin", "mc5,MC5"], "'MC5' is listed twice"),
     ],
 )
 def test_errors(args, message, capsys):
@@ -367,6 +370,32 @@ def test_real_level_vs_random():
     a, b = json.loads(first.stdout), json.loads(second.stdout)
     assert games_only(a) == games_only(b)
     assert a["games"] == 8 and a["pairings"][0]["pairing"] == "level 1 vs random"
+
+
+def test_frozen_monte_carlo_bot_plays_saves_and_merges(tmp_path, capsys):
+    """mc5 (level 5's flat Monte Carlo, frozen before issue 12) against level 5:
+    labelled apart in the tables and JSON, and a saved run of it merges."""
+    line_up = ("5", "MC5", "--seed", "1", "--workers", "1", "--json")
+    first, rest = str(tmp_path / "first"), str(tmp_path / "rest")
+    assert main(["arena", *line_up, "--deals", "2"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    assert whole["command"] == "kozyr arena 5 mc5 --deals 2 --seed 1 --workers 1"
+    assert [(b["bot"], b["label"]) for b in whole["bots"]] == [("5", "level 5"), ("mc5", "mc5")]
+    assert whole["pairings"][0]["pairing"] == "level 5 vs mc5"
+    assert main(["arena", *line_up, "--deals", "1", "--save", first]) == 0
+    assert main(["arena", *line_up, "--deals", "2", "--first-deal", "1", "--save", rest]) == 0
+    capsys.readouterr()
+    record = json.loads(sorted(Path(rest).glob("p*.json"))[0].read_text())
+    assert record["meta"]["arena"]["specs"] == ["5", "mc5"]
+    assert record["meta"]["arena"]["bots"] == ["level 5", "mc5"]
+    assert main(["arena", "--merge", first, rest, "--json"]) == 0
+    merged = json.loads(capsys.readouterr().out)
+    assert merged.pop("merged_from") == [first, rest]
+    assert games_only(merged) == games_only(whole)
+    assert merged["command"] == whole["command"]
+    assert main(["arena", "--merge", first, rest]) == 0
+    text = capsys.readouterr().out
+    assert "level 5 vs mc5" in text and "│ mc5 " in text
 
 
 def test_help_lists_arena():

@@ -13,7 +13,7 @@ from kozyr.arena.schedule import (
     make_pairing,
     rotations,
 )
-from kozyr.arena.spec import ArenaError, parse_spec, spec_label
+from kozyr.arena.spec import ArenaError, make, parse_spec, spec_label, spec_order
 from kozyr.arena.summary import summarize
 from kozyr.engine.rules import Rules
 
@@ -58,6 +58,26 @@ def test_parse_spec():
         with pytest.raises(ArenaError, match="unknown bot"):
             parse_spec(bad)
     assert spec_label("7") == "level 7" and spec_label("random") == "random"
+
+
+def test_flat_monte_carlo_specs():
+    for text in ("mc10", "MC10", " Mc10 ", "mc 10", "mc010"):
+        assert parse_spec(text) == "mc10"
+    assert [parse_spec(f"mc{n}") for n in range(5, 11)] == [f"mc{n}" for n in range(5, 11)]
+    for bad in ("mc4", "mc11", "mc", "mc-5", "mc5.0", "mcts"):
+        with pytest.raises(ArenaError, match=r"frozen flat Monte Carlo bots are mc5\.\.mc10"):
+            parse_spec(bad)
+    assert spec_label("mc10") == "mc10"
+    assert make_pairing(0, ["10", "mc10"], 2, 0).label == "level 10 vs mc10"
+    assert [e.label for e in make_pairing(0, ["mc7", "mc7"], 2, 0).entrants] == [
+        "mc7 #1",
+        "mc7 #2",
+    ]
+    # random, then the levels, then the frozen mc bots
+    specs = ["mc10", "10", "mc5", "random", "5", "1"]
+    assert sorted(specs, key=spec_order) == ["random", "1", "5", "10", "mc5", "mc10"]
+    bot = make("mc6", 3)
+    assert bot.name == "mc6"
 
 
 def test_each_deal_is_played_in_every_rotation():

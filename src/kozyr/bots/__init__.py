@@ -27,6 +27,7 @@ The API (used by ``kozyr arena``, ``kozyr play`` and the server)::
 Modules: heuristics (rules of thumb on bit masks), heuristic_bot (levels 1–4),
 sampler (deals consistent with a view), rollout (heuristic playouts on a state),
 endgame (exact solver), search (levels 5–10), levels (the level table),
+flat_mc (mc5..mc10 for the arena: levels 5–10 frozen as before issue 12),
 auto (adaptive level and records), public (seeding and public knowledge),
 native (is the search compiled with mypyc?).
 """

@@ -5,6 +5,7 @@ Examples::
     kozyr arena 10 4                       # level 10 vs level 4, heads-up
     kozyr arena 10 4 4 4 --deals 200       # one level 10 at a 4-player table
     kozyr arena --round-robin 1,2,4,10     # every pairing of four levels
+    kozyr arena 10 mc10                    # level 10 vs the frozen flat Monte Carlo level 10
     kozyr arena random random --json       # machine-readable summary
     kozyr arena --rule teams=2v2 10 4      # 2 vs 2: a team of level 10s vs level 4s
     kozyr arena 10 4 --deals 300 --first-deal 150 --save part2   # a long run in parts...
@@ -63,20 +64,23 @@ def add_parser(sub: Any) -> None:
             "interval, per pairing, and Elo ratings fitted by maximum likelihood."
         ),
         epilog=(
-            "bots: 'random' or a level 1..10.  examples: 'kozyr arena 10 4', "
-            "'kozyr arena 10 4 4 4', 'kozyr arena --round-robin 1,2,4,10 --deals 200'"
+            "bots: 'random', a level 1..10, or mc5..mc10: the frozen flat Monte Carlo "
+            "search that levels 5..10 played before issue 12 (to measure the new search "
+            "against).  examples: 'kozyr arena 10 4', 'kozyr arena 10 4 4 4', "
+            "'kozyr arena 10 mc10', 'kozyr arena --round-robin 1,2,4,10 --deals 200'"
         ),
     )
     p.add_argument(
         "bots",
         nargs="*",
         metavar="BOT",
-        help="the line-up, one bot per seat (with teams: one per team)",
+        help="the line-up, one bot per seat (with teams: one per team): random, 1..10 or mc5..mc10",
     )
     p.add_argument(
         "--round-robin",
         metavar="BOTS",
-        help="comma-separated bots: play every pairing of them heads-up (e.g. 1,2,4,10)",
+        help="comma-separated bots: play every pairing of them heads-up (e.g. 1,2,4,10 "
+        "or 9,10,mc9,mc10)",
     )
     p.add_argument(
         "--players",
