@@ -1,0 +1,9 @@
+/* Information-set Monte Carlo tree search over the core (see search.c). */
+#ifndef KOZYR_SEARCH_H
+#define KOZYR_SEARCH_H
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#define SEARCH_DOC "search(...) -> (action, stats): information-set MCTS for one decision"
+PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs);
+#endif

@@ -1,0 +1,89 @@
+"""Shared by the core's tests: random tables over every rule option, and the
+lock-step comparison of the compiled core with the reference engine."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from kozyr import core
+from kozyr.engine.actions import Action
+from kozyr.engine.rules import Rules, RulesError
+from kozyr.engine.state import GameState
+
+needs_core = pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
+
+
+def random_rules(rng: random.Random, players: int | None = None) -> Rules:
+    """A valid table drawn over every option :meth:`Rules.options` lists (so an
+    option added later is swept without touching this file)."""
+    options = Rules.options()
+    while True:
+        chosen = {name: rng.choice(values) for name, values in options.items()}
+        if players is not None:
+            chosen["players"] = players
+        try:
+            return Rules.from_dict(chosen)
+        except RulesError:
+            continue
+
+
+def assert_same(ref: GameState, mine: Any, context: str) -> None:
+    expected = core.fields_of(ref)
+    got = mine.snapshot()
+    if got != expected:
+        names = [
+            "hands", "known", "stock", "trump", "trump_holder", "discard", "att", "dfn",
+            "uncovered", "table_ranks", "phase", "to_move", "attacker", "defender",
+            "starter", "limit", "taking", "passed", "shown", "order", "active", "out",
+            "result", "rounds", "bitos", "last_play", "history_len", "seen",
+        ]  # fmt: skip
+        diff = [
+            f"{n}: core {g!r} != reference {e!r}"
+            for n, g, e in zip(names, got, expected, strict=True)
+            if g != e
+        ]
+        raise AssertionError(f"{context}: " + "; ".join(diff))
+
+
+Chooser = Callable[[GameState, list[Action]], Action]
+
+
+def lockstep(
+    state: GameState,
+    rng: random.Random,
+    every_successor: bool = True,
+    choose: Chooser | None = None,
+    limit: int = 100_000,
+) -> int:
+    """Play ``state`` to the end with random actions, the core beside it.
+
+    At every position: the legal lists are equal (same actions, same order),
+    and (with ``every_successor``) every legal action leads both engines to the
+    same state.  Returns the number of positions compared.
+    """
+    mine = core.from_state(state)
+    assert_same(state, mine, "conversion")
+    positions = 0
+    while not state.game_over and positions < limit:
+        legal = state.legal_actions()
+        got = mine.legal()
+        assert got == [tuple(a) for a in legal], f"legal sets differ at action {state.history_len}"
+        if every_successor:
+            for a in legal:
+                ref_child = state.copy()
+                ref_child.do(a)
+                child = mine.copy()
+                child.apply(tuple(a))
+                assert_same(ref_child, child, f"after {a} at action {state.history_len}")
+        positions += 1
+        a = choose(state, legal) if choose else legal[rng.randrange(len(legal))]
+        state.do(a)
+        mine.apply(tuple(a))
+    assert_same(state, mine, "last position")
+    return positions
+
+
