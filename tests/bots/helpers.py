@@ -30,6 +30,7 @@ RULE_SETS: list[Rules] = [
     Rules(players=6, deck=52),
     Rules(players=6, teams="3v3", variant="perevodnoy", transfer_show_trump=True),
     Rules(players=6, teams="2v2v2", deck=36),
+    Rules(players=3, deck=24, variant="perevodnoy", throw_in_after_take=False),
 ]
 
 

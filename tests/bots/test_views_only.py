@@ -10,6 +10,7 @@ import pytest
 
 from kozyr.bots import make_bot
 from kozyr.bots.levels import LEVELS, bot_for
+from kozyr.bots.public import LATER_OPTIONS, decision_seed
 from kozyr.bots.sampler import sample_deal
 from kozyr.bots.search import SearchBot, SearchConfig
 from kozyr.engine.rules import Rules
@@ -124,3 +125,35 @@ def test_make_bot_api() -> None:
     for bad in (0, 11, "7", 2.0, True):
         with pytest.raises(ValueError):
             make_bot(bad, 1)  # type: ignore[arg-type]
+
+
+#: The rule options of the first arena runs; later ones are in LATER_OPTIONS.
+FIRST_OPTIONS = {
+    "players",
+    "deck",
+    "variant",
+    "lead_multiple",
+    "first_round_cap",
+    "throw_in",
+    "transfer_show_trump",
+    "teams",
+    "first_attacker",
+    "pogony",
+}
+
+
+def test_later_rule_options_leave_decision_seeds_alone() -> None:
+    """A rule option added later enters a decision's seed only when it is not at
+    its default, so seeds (and the arena figures published before) stay as they
+    were; set otherwise, it changes the seed."""
+    assert set(Rules.options()) == FIRST_OPTIONS | set(LATER_OPTIONS)
+    defaults = Rules().to_dict()
+    assert all(defaults[name] == value for name, value in LATER_OPTIONS.items())
+    state = GameState.from_seed(Rules(players=2), 1)
+    view = view_of(state, 1)
+    # Computed with the code from before throw_in_after_take existed.
+    assert decision_seed(7, view) == 7734077236015589115
+    for name, value in LATER_OPTIONS.items():
+        other = Rules.from_dict({"players": 2, name: not value})
+        changed = view_of(GameState.from_seed(other, 1), 1)
+        assert decision_seed(7, changed) != decision_seed(7, view), name

@@ -153,8 +153,9 @@ def session_for(
         (Rules(players=4, variant="perevodnoy", transfer_show_trump=True), 0),
         (Rules(players=6, deck=52, throw_in="neighbours", first_round_cap="first_round"), 3),
         (Rules(players=4, teams="2v2", variant="perevodnoy"), 2),
+        (Rules(players=3, variant="perevodnoy", throw_in_after_take=False), 1),
     ],
-    ids=["2p", "3p-24", "4p-perevodnoy", "6p-52", "2v2"],
+    ids=["2p", "3p-24", "4p-perevodnoy", "6p-52", "2v2", "3p-no-throw-in-after-take"],
 )
 @pytest.mark.parametrize("seed", [1, 2])
 def test_full_game_typed_from_the_view(rules: Rules, human: int, seed: int):
@@ -482,13 +483,20 @@ def test_rule_option_reaches_the_table():
             "perevodnoy",
             "--rule",
             "transfer_show_trump=yes",
+            "--rule",
+            "throw-in-after-take=off",
         ),
         False,
         lambda p: "",
         console(),
     )
     assert setup.rules == Rules(
-        players=4, lead_multiple=False, teams="2v2", variant="perevodnoy", transfer_show_trump=True
+        players=4,
+        lead_multiple=False,
+        teams="2v2",
+        variant="perevodnoy",
+        transfer_show_trump=True,
+        throw_in_after_take=False,
     )
 
 

@@ -65,6 +65,7 @@ def rules_st(draw: st.DrawFn, variant: str | None = None) -> Rules:
         teams=teams,
         first_attacker=draw(st.sampled_from(["lowest_trump", "durak_attacked", "after_durak"])),
         pogony=draw(st.booleans()),
+        throw_in_after_take=draw(st.booleans()),
     )
 
 
@@ -362,6 +363,8 @@ def ref_legal(rules: Rules, sn: Snap) -> set[Action]:
         return acts
     table = table_mask(sn.att, sn.dfn)
     if sn.phase == THROW:
+        # Throw-ins after a take exist only with throw_in_after_take (rule 7).
+        assert rules.throw_in_after_take or not sn.taking, "a throw-in after a take"
         acts.add(Action(seat, PASS))
         ranks = ranks_of(table)
         for c in cards_of(hand):
@@ -506,6 +509,11 @@ def ref_step(rules: Rules, before: Snap, action: Action) -> Snap:
         return sn
     if kind == TAKE:
         sn.taking = True
+        if not rules.throw_in_after_take:
+            # No throw-ins after a take: the round is over, the defender picks up
+            # the table now and the player after the defender attacks next.
+            _end_round(rules, sn)
+            return sn
         _after_cover_or_pass(rules, sn)
         return sn
     if kind == SHOW:

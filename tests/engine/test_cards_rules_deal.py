@@ -148,6 +148,7 @@ OPTIONS: dict[str, tuple[Any, ...]] = {
     "first_attacker": ("lowest_trump", "durak_attacked", "after_durak"),
     "pogony": (True, False),
     "repetition_draw": (True, False),
+    "throw_in_after_take": (True, False),
 }
 
 
@@ -156,7 +157,7 @@ def test_rules_defaults_are_the_classic_table():
     assert (r.players, r.deck, r.variant) == (4, 36, "podkidnoy")
     assert r.first_round_cap == "off" and r.throw_in == "all" and r.teams == "none"
     assert not r.transfer_show_trump and r.team_count == 0 and not r.transfers
-    assert r.pogony and r.repetition_draw
+    assert r.pogony and r.repetition_draw and r.throw_in_after_take
     assert Rules.options() == OPTIONS
     assert Rules.from_dict(None) == r == Rules.from_dict({})
 
@@ -233,6 +234,8 @@ def test_rules_reject_bad_values_with_a_clear_message(option: str, value: Any):
         ("variant", 1),
         ("pogony", None),
         ("pogony", "true"),
+        ("throw_in_after_take", 0),
+        ("throw_in_after_take", "false"),
     ],
 )
 def test_rules_from_dict_rejects_values_of_the_wrong_type(option: str, value: Any):

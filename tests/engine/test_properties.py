@@ -33,6 +33,7 @@ from .strategies import (
     SHOW,
     STYLES,
     TAKE,
+    THROW,
     THROW_K,
     TRANSFER,
     Policy,
@@ -103,6 +104,8 @@ class Invariants:
             assert s.known[seat] & ~s.hands[seat] == 0, f"known card not in hand: {ctx}"
         if s.phase == OVER:
             return
+        if not rules.throw_in_after_take:
+            assert not s.taking, f"the round went on after a take: {ctx}"
         c = cap(rules, s.rounds, s.bitos)
         assert len(s.att) <= s.limit <= c <= 6, ctx
         assert s.limit <= self.defence_start, f"limit above the defender's hand: {ctx}"
@@ -758,3 +761,43 @@ def test_a_cycle_with_cards_left_in_the_deck_is_a_draw_too():
     state = check_against_model(rules, deal, choose, limit=40)
     assert not script and len(state.stock) == 1
     assert state.result is not None and state.result.repetition
+
+
+# --------------------------------------------------------- throw_in_after_take
+def with_throw_ins_after_take(rules: Rules, on: bool) -> Rules:
+    return Rules.from_dict({**rules.to_dict(), "throw_in_after_take": on})
+
+
+@given(game_st(), seeds, styles)
+@GAME
+def test_a_take_without_throw_ins_is_a_take_every_attacker_passes(
+    game: tuple[Rules, Deal], pseed: int, style: str
+):
+    """Issue 12: with throw_in_after_take off a take ends the round at once, exactly
+    as the round ends with the option on once every attacker has passed after the
+    take. One game on both tables in lockstep: after each take the table with
+    throw-ins passes until its round is over, and then the two states are equal."""
+    rules, deal = game
+    off = GameState.new(with_throw_ins_after_take(rules, False), deal)
+    on = GameState.new(with_throw_ins_after_take(rules, True), deal)
+    policy = Policy(pseed, style)
+    steps = 0
+    while not off.game_over and steps < 3000:
+        legal = off.legal_actions()
+        assert legal == on.legal_actions()
+        action = policy.choose(off, legal)
+        rounds = off.rounds
+        off.apply(action)
+        on.apply(action)
+        if action.kind == TAKE:
+            assert off.rounds == rounds + 1, "a take without throw-ins ends the round"
+            assert not off.taking or off.game_over
+            assert not [a for a in off.legal_actions() if a.kind == THROW_K]
+            while on.phase == THROW and on.taking:
+                seat = on.to_move
+                assert seat is not None
+                on.apply(Action(seat, PASS))
+        assert on.to_json() == off.to_json(), f"{rules} step {steps} {action}"
+        assert on.seen == off.seen and on.last_play == off.last_play
+        steps += 1
+    assert on.game_over == off.game_over and on.result == off.result

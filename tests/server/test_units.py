@@ -134,13 +134,20 @@ def test_passphrase_backoff_doubles_per_address_and_room() -> None:
 # ---------------------------------------------------------------- sessions
 def test_session_events_are_public_and_draws_add_up() -> None:
     rng = random.Random(2)
-    for players, variant in ((2, "podkidnoy"), (4, "perevodnoy"), (6, "podkidnoy")):
-        s = GameSession.deal(Rules(players=players, variant=variant), 1, 10)
+    for rules in (
+        Rules(players=2),
+        Rules(players=4, variant="perevodnoy"),
+        Rules(players=6),
+        Rules(players=3, variant="perevodnoy", throw_in_after_take=False),
+    ):
+        s = GameSession.deal(rules, 1, 10)
         assert s.version == 10
         deck = s.state.deck_count
         while not s.over:
             applied = s.apply(rng.choice(s.state.legal_actions()))
             assert applied.version == s.version
+            if applied.action.kind == Kind.TAKE and not rules.throw_in_after_take:
+                assert applied.round_end == "took"  # no throw-ins: the take ends the round
             if applied.round_end:
                 assert applied.draws is not None and sum(applied.draws) == deck - applied.deck
             else:

@@ -514,3 +514,7 @@ def test_rules_forms_offer_every_option_with_its_default(open_page: Any) -> None
     page.uncheck("#cpu-rule-repetition_draw")
     summary = page.inner_text('.rules-slot[data-prefix="cpu"] .rules-summary')
     assert "no draw by repetition" in summary
+    assert "no throw-ins after a take" not in summary
+    page.uncheck("#cpu-rule-throw_in_after_take")
+    summary = page.inner_text('.rules-slot[data-prefix="cpu"] .rules-summary')
+    assert "no throw-ins after a take" in summary

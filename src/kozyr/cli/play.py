@@ -424,7 +424,8 @@ def add_parser(sub: Any) -> None:
         default=[],
         metavar="NAME=VALUE",
         help="another table rule, e.g. lead_multiple=false, throw_in=neighbours, "
-        "transfer_show_trump=true, first_round_cap=first_round, teams=2v2, repetition_draw=false",
+        "transfer_show_trump=true, first_round_cap=first_round, teams=2v2, repetition_draw=false, "
+        "throw_in_after_take=false",
     )
     p.add_argument("--save", metavar="FILE", help="write the game record (JSON) to FILE")
     p.add_argument(

@@ -27,6 +27,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "first_attacker": ("lowest_trump", "durak_attacked", "after_durak"),
     "pogony": (True, False),
     "repetition_draw": (True, False),
+    "throw_in_after_take": (True, False),
 }
 
 _TEAM_PLAYERS: Final[dict[str, int]] = {"2v2": 4, "3v3": 6, "2v2v2": 6}
@@ -64,6 +65,9 @@ class Rules:
     #: A round that begins in the same position as two earlier rounds ends the
     #: game in a draw (rule 9); without it two players can take back and forth forever.
     repetition_draw: bool = True
+    #: After the defender takes, the attackers may still throw in up to the limit
+    #: (rule 7); off, the take ends the round at once and the defender picks up.
+    throw_in_after_take: bool = True
 
     def __post_init__(self) -> None:
         for f in fields(self):

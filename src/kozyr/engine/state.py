@@ -773,7 +773,10 @@ class GameState:
             return
         if kind == _TAKE:
             self.taking = True
-            self._after_cover_or_pass()
+            if self.rules.throw_in_after_take:
+                self._after_cover_or_pass()  # rule 7: throw-ins first, then the pick-up
+            else:
+                self._end_round()  # no throw-ins after a take: pick up at once
             return
         if kind == _SHOW:
             self.known[seat] |= cards
@@ -801,7 +804,7 @@ class GameState:
             self.table_ranks |= RANK_MASK[CARD_RANK[c]]
             cards ^= low
             self.uncovered += 1
-        if kind == _THROW and self.taking:
+        if kind == _THROW and self.taking:  # only with throw_in_after_take (rule 7)
             self._after_cover_or_pass()
             return
         if kind == _TRANSFER:

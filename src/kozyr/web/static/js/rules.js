@@ -12,7 +12,7 @@ const CHOICES = {
   teams: ["none", "2v2", "3v3", "2v2v2"],
   first_attacker: ["lowest_trump", "durak_attacked", "after_durak"],
 };
-const SWITCHES = ["lead_multiple", "transfer_show_trump", "pogony", "repetition_draw"];
+const SWITCHES = ["lead_multiple", "transfer_show_trump", "pogony", "repetition_draw", "throw_in_after_take"];
 export const DEFAULT_RULES = {
   deck: 36,
   variant: "podkidnoy",
@@ -24,6 +24,7 @@ export const DEFAULT_RULES = {
   first_attacker: "lowest_trump",
   pogony: true,
   repetition_draw: true,
+  throw_in_after_take: true,
 };
 const TEAM_PLAYERS = { "2v2": [4], "3v3": [6], "2v2v2": [6] };
 
@@ -115,5 +116,6 @@ export function summary(rules) {
   if (rules.lead_multiple === false) parts.push(t("rules.singleLead"));
   if (rules.pogony === false) parts.push(t("rules.noPogony"));
   if (rules.repetition_draw === false) parts.push(t("rules.noRepetitionDraw"));
+  if (rules.throw_in_after_take === false) parts.push(t("rules.noThrowInAfterTake"));
   return parts.join(" · ");
 }
