@@ -137,21 +137,35 @@ def search(view: View, seed: int, config: SearchConfig) -> tuple[Action, SearchS
         return legal[0], stats
     rng = random.Random(decision_seed(seed, view))
     slots = Slots(view)
-    if slots.determined():
-        state = sample_state(view, rng, slots)
-        if two_sided(state):
-            solver = Solver(view.seat, config.endgame_nodes, start + config.time_cap / 2)
-            solution = solver.solve(state)
-            stats.nodes = solver.nodes  # counted even when the budget ran out
-            if solution is not None:
-                stats.method = "endgame"
-                stats.nodes = solution.nodes
-                stats.value = solution.value
-                stats.seconds = time.perf_counter() - start
-                return solution.action, stats
+    solved = solve_endgame(view, rng, slots, config.endgame_nodes, start + config.time_cap / 2, stats)
+    if solved is not None:
+        return solved, stats
     action = _sample_search(view, rng, slots, config, deadline, stats)
     stats.seconds = time.perf_counter() - start
     return action, stats
+
+
+def solve_endgame(
+    view: View, rng: random.Random, slots: Slots, nodes: int, deadline: float, stats: SearchStats
+) -> Action | None:
+    """The solver's action once nothing is hidden and two sides are left, else
+    None (the solver's node count is kept in ``stats`` either way)."""
+    if not slots.determined():
+        return None
+    start = time.perf_counter()
+    state = sample_state(view, rng, slots)
+    if not two_sided(state):
+        return None
+    solver = Solver(view.seat, nodes, deadline)
+    solution = solver.solve(state)
+    stats.nodes = solver.nodes  # counted even when the budget ran out
+    if solution is None:
+        return None
+    stats.method = "endgame"
+    stats.nodes = solution.nodes
+    stats.value = solution.value
+    stats.seconds = time.perf_counter() - start
+    return solution.action
 
 
 def _sample_search(

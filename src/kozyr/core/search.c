@@ -1,6 +1,394 @@
-#include "search.h"
+/* Information-set Monte Carlo tree search (single observer), after Cowling,
+ * Powley & Whitehouse, "Information Set Monte Carlo Tree Search" (2012).
+ *
+ * One tree over the searching seat's information set: a node is a sequence of
+ * actions from the root, shared by every deal of the hidden cards.  Each
+ * iteration draws a fresh deal (a determinization, optionally weighted by what
+ * the opponents' play suggests they hold, see kozyr/bots/inference.py), walks
+ * down the tree choosing among the actions legal *in that deal* by UCB with
+ * availability counts, adds one node, plays the rest of the game with the
+ * level-4 rollout policy and backs up every mover's own reward.
+ *
+ * The budget is a number of iterations, so a seed and a view give the same
+ * action on any machine; the wall-clock cap is only a safety net.
+ */
+#include "search.h" /* Python.h first: it sets the POSIX feature macros */
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
 #include "core.h"
+
+typedef struct {
+    KAction action; /* the action that leads here */
+    int8_t player;  /* who played it: the node's value is theirs */
+    int32_t child, sibling;
+    uint32_t visits, avail;
+    double total;
+} Node;
+
+typedef struct {
+    int n, seat;
+    int8_t pool[52];
+    int npool;
+    int slots[K_MAX_PLAYERS]; /* hidden cards each hand must receive */
+    int deck_hidden;          /* hidden cards in the deck (the face-up trump is seen) */
+    int weighted;
+    double w[K_MAX_PLAYERS][52];
+} Sampler;
+
+/* A deal of the hidden cards: the template with every hand and the deck filled.
+ * Cards are placed one by one in random order, each into a hand (or the deck)
+ * with odds proportional to the room left there times that seat's weight for
+ * the card; with all weights 1 this is a uniformly random deal. */
+static void determinize(const KState *tmpl, const Sampler *sp, KRng *g, KState *out) {
+    k_copy(out, tmpl);
+    int8_t cards[52];
+    int m = sp->npool;
+    memcpy(cards, sp->pool, (size_t)m);
+    for (int i = m - 1; i > 0; i--) {
+        int j = (int)k_below(g, (uint32_t)(i + 1));
+        int8_t t = cards[i];
+        cards[i] = cards[j];
+        cards[j] = t;
+    }
+    int room[K_MAX_PLAYERS + 1];
+    for (int x = 0; x < sp->n; x++) {
+        room[x] = sp->slots[x];
+        if (x != sp->seat) out->hands[x] = tmpl->known[x];
+    }
+    room[sp->n] = sp->deck_hidden;
+    int deck_len = 0;
+    int8_t deck[52];
+    for (int i = 0; i < m; i++) {
+        int c = cards[i];
+        int place = -1;
+        if (!sp->weighted) {
+            int total = 0;
+            for (int p = 0; p <= sp->n; p++) total += room[p];
+            int r = (int)k_below(g, (uint32_t)total);
+            for (int p = 0; p <= sp->n; p++) {
+                if (r < room[p]) { place = p; break; }
+                r -= room[p];
+            }
+        } else {
+            double wt[K_MAX_PLAYERS + 1], total = 0;
+            for (int p = 0; p <= sp->n; p++) {
+                wt[p] = room[p] * (p < sp->n ? sp->w[p][c] : 1.0);
+                total += wt[p];
+            }
+            if (total <= 0) { /* every weight zero: fall back to room alone */
+                for (int p = 0; p <= sp->n; p++) { wt[p] = room[p]; total += wt[p]; }
+            }
+            double r = k_uniform(g) * total;
+            for (int p = 0; p <= sp->n; p++) {
+                if (room[p] && r < wt[p]) { place = p; break; }
+                r -= wt[p];
+            }
+            if (place < 0)
+                for (int p = sp->n; p >= 0; p--)
+                    if (room[p]) { place = p; break; }
+        }
+        room[place]--;
+        if (place == sp->n) deck[deck_len++] = c;
+        else out->hands[place] |= 1ULL << c;
+    }
+    if (tmpl->stock_len) {
+        out->stock[0] = tmpl->trump;
+        for (int i = 0; i < deck_len; i++) out->stock[1 + i] = deck[i];
+        out->stock_len = (int8_t)(1 + deck_len);
+    }
+}
+
+static int same_action(const KAction *a, const KAction *b) {
+    return a->kind == b->kind && a->cards == b->cards && a->target == b->target && a->seat == b->seat;
+}
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+typedef struct {
+    int iterations;
+    double c;          /* UCB exploration constant */
+    double eps;        /* rollout: chance of a random move */
+    int rollout_cap;
+    double time_cap;   /* seconds; safety net */
+    KStyle style;
+    double bias;       /* progressive bias towards the policy's action: bias / (visits + 1) */
+} Params;
+
+typedef struct {
+    int iterations, nodes, timed_out;
+    long long rollout_steps;
+} Stats;
+
+/* The search proper: fills best (an index into cands) and per-candidate visits/values. */
+static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, int ncands,
+                  const Params *pp, uint64_t seed, uint32_t *visits, double *values, Stats *st) {
+    int cap_nodes = pp->iterations + ncands + 2;
+    Node *nodes = malloc(sizeof(Node) * (size_t)cap_nodes);
+    if (!nodes) return -1;
+    int used = 1;
+    memset(&nodes[0], 0, sizeof(Node));
+    nodes[0].child = nodes[0].sibling = -1;
+    nodes[0].player = -1;
+    /* the root's children are the candidates, in the order given */
+    int prev = -1;
+    for (int i = 0; i < ncands; i++) {
+        Node *nd = &nodes[used];
+        memset(nd, 0, sizeof *nd);
+        nd->action = cands[i];
+        nd->player = cands[i].seat;
+        nd->child = nd->sibling = -1;
+        if (prev < 0) nodes[0].child = used;
+        else nodes[prev].sibling = used;
+        prev = used++;
+    }
+    KTables tables;
+    k_tables(&tables, tmpl->trump_suit, tmpl->r.deck, pp->style.trump_aware);
+    KRng g;
+    k_rng_seed(&g, seed);
+    KAction acts[K_MAX_ACTIONS];
+    int path[4096];
+    double start = now();
+    int it;
+    for (it = 0; it < pp->iterations; it++) {
+        if ((it & 63) == 63 && now() - start > pp->time_cap) {
+            st->timed_out = 1;
+            break;
+        }
+        KState s;
+        determinize(tmpl, sp, &g, &s);
+        int node = 0, depth = 0;
+        path[depth++] = 0;
+        int expanded = 0;
+        while (s.phase != P_OVER && !expanded && depth < 4000) {
+            int k;
+            if (node == 0) {
+                k = ncands;
+                memcpy(acts, cands, sizeof(KAction) * (size_t)ncands);
+            } else {
+                k = k_legal(&s, acts);
+            }
+            /* children available in this deal; actions with no child yet */
+            double logs = 0;
+            int best = -1, untried[K_MAX_ACTIONS], nu = 0;
+            int matched[K_MAX_ACTIONS], nm = 0;
+            for (int i = 0; i < k; i++) {
+                int ch = nodes[node].child, found = -1;
+                while (ch >= 0) {
+                    if (same_action(&nodes[ch].action, &acts[i])) { found = ch; break; }
+                    ch = nodes[ch].sibling;
+                }
+                if (found < 0) untried[nu++] = i;
+                else {
+                    nodes[found].avail++;
+                    matched[nm++] = found;
+                }
+            }
+            KAction hint;
+            int have_hint = 0;
+            if (node != 0 && (nu > 0 || pp->bias > 0)) {
+                k_policy_action(&s, &tables, &pp->style, 1.0, &hint);
+                have_hint = 1;
+            }
+            int unvisited = -1;
+            for (int i = 0; i < nm; i++)
+                if (nodes[matched[i]].visits == 0) { unvisited = matched[i]; break; }
+            if (unvisited >= 0) { /* the root's candidates start unvisited */
+                best = unvisited;
+                expanded = 1;
+            } else if (nu > 0 && used < cap_nodes) {
+                int pick = -1;
+                if (have_hint)
+                    for (int i = 0; i < nu; i++)
+                        if (same_action(&acts[untried[i]], &hint)) { pick = untried[i]; break; }
+                if (pick < 0) pick = untried[k_below(&g, (uint32_t)nu)];
+                Node *nd = &nodes[used];
+                memset(nd, 0, sizeof *nd);
+                nd->action = acts[pick];
+                nd->player = acts[pick].seat;
+                nd->child = -1;
+                nd->sibling = nodes[node].child;
+                nd->avail = 1;
+                nodes[node].child = used;
+                best = used++;
+                expanded = 1;
+            } else {
+                double best_score = -1e300;
+                for (int i = 0; i < nm; i++) {
+                    Node *ch = &nodes[matched[i]];
+                    logs = log((double)ch->avail);
+                    double score = ch->total / ch->visits + pp->c * sqrt(logs / ch->visits);
+                    if (have_hint && pp->bias > 0 && same_action(&ch->action, &hint))
+                        score += pp->bias / (ch->visits + 1);
+                    if (score > best_score) { best_score = score; best = matched[i]; }
+                }
+                if (best < 0) break; /* nothing available (cannot happen in a legal state) */
+            }
+            k_do(&s, &nodes[best].action);
+            node = best;
+            path[depth++] = node;
+        }
+        if (s.phase != P_OVER)
+            st->rollout_steps += k_policy_playout(&s, &g, &tables, &pp->style, pp->eps, pp->rollout_cap);
+        double reward_of[K_MAX_PLAYERS];
+        for (int x = 0; x < s.n; x++) reward_of[x] = k_reward(&s, x);
+        for (int i = 0; i < depth; i++) {
+            Node *nd = &nodes[path[i]];
+            nd->visits++;
+            if (nd->player >= 0) nd->total += reward_of[nd->player];
+        }
+        k_release(&s);
+    }
+    st->iterations = it;
+    st->nodes = used;
+    int best = 0, ch = nodes[0].child;
+    for (int i = 0; i < ncands; i++, ch = nodes[ch].sibling) {
+        visits[i] = nodes[ch].visits;
+        values[i] = nodes[ch].visits ? nodes[ch].total / nodes[ch].visits : 0;
+        if (visits[i] > visits[best] || (visits[i] == visits[best] && values[i] > values[best]))
+            best = i;
+    }
+    free(nodes);
+    return best;
+}
+
+/* search(state, seat, pool, slots, deck_hidden, weights, candidates, iterations, seed,
+ *        c, eps, rollout_cap, time_cap, style)
+ * state: a core State agreeing with the seat's view (its hidden cards anywhere);
+ * weights: None or a sequence of n sequences of 52 floats. */
 PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
-    PyErr_SetString(PyExc_NotImplementedError, "search: in progress");
-    return NULL;
+    static char *kw[] = {"state", "seat", "pool", "slots", "deck_hidden", "weights", "candidates",
+                         "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias", NULL};
+    PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o;
+    int seat, deck_hidden, iterations, rollout_cap;
+    unsigned long long pool, seed;
+    double c, eps, time_cap, bias = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|d", kw, &state_obj, &seat, &pool,
+                                     &slots_o, &deck_hidden, &weights_o, &cands_o, &iterations,
+                                     &seed, &c, &eps, &rollout_cap, &time_cap, &style_o, &bias))
+        return NULL;
+    /* the State object's struct starts after PyObject_HEAD (see module.c) */
+    typedef struct { PyObject_HEAD KState s; } StateLike;
+    if (strcmp(Py_TYPE(state_obj)->tp_name, "kozyr.core._core.State") != 0) {
+        PyErr_SetString(PyExc_TypeError, "search: state must be a core State");
+        return NULL;
+    }
+    const KState *tmpl = &((StateLike *)state_obj)->s;
+    if (tmpl->phase == P_OVER || tmpl->to_move != seat || seat < 0 || seat >= tmpl->n ||
+        iterations < 1 || iterations > 50000000 || rollout_cap < 1) {
+        PyErr_SetString(PyExc_ValueError, "search: not this seat's turn, or bad budget");
+        return NULL;
+    }
+    Sampler *sp = calloc(1, sizeof(Sampler));
+    KAction *cands = malloc(sizeof(KAction) * K_MAX_ACTIONS);
+    uint32_t *visits = calloc(K_MAX_ACTIONS, sizeof(uint32_t));
+    double *values = calloc(K_MAX_ACTIONS, sizeof(double));
+    PyObject *result = NULL;
+    if (!sp || !cands || !visits || !values) { PyErr_NoMemory(); goto done; }
+    sp->n = tmpl->n;
+    sp->seat = seat;
+    for (uint64_t p = pool; p; p &= p - 1) sp->pool[sp->npool++] = (int8_t)k_low(p);
+    sp->deck_hidden = deck_hidden;
+    {
+        PyObject *f = PySequence_Fast(slots_o, "slots");
+        if (!f) goto done;
+        int total = deck_hidden, ok = PySequence_Fast_GET_SIZE(f) == sp->n;
+        for (int x = 0; ok && x < sp->n; x++) {
+            sp->slots[x] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(f, x));
+            if (sp->slots[x] < 0) ok = 0;
+            total += sp->slots[x];
+        }
+        Py_DECREF(f);
+        if (PyErr_Occurred()) goto done;
+        if (!ok || total != sp->npool || sp->slots[seat] != 0 ||
+            (tmpl->stock_len ? deck_hidden != tmpl->stock_len - 1 : deck_hidden != 0)) {
+            PyErr_SetString(PyExc_ValueError, "search: the hidden places do not fit the pool");
+            goto done;
+        }
+    }
+    if (weights_o != Py_None) {
+        sp->weighted = 1;
+        PyObject *f = PySequence_Fast(weights_o, "weights");
+        if (!f) goto done;
+        if (PySequence_Fast_GET_SIZE(f) != sp->n) {
+            Py_DECREF(f);
+            PyErr_SetString(PyExc_ValueError, "search: one row of weights per seat");
+            goto done;
+        }
+        for (int x = 0; x < sp->n; x++) {
+            PyObject *row = PySequence_Fast(PySequence_Fast_GET_ITEM(f, x), "weights row");
+            if (!row || PySequence_Fast_GET_SIZE(row) != 52) {
+                Py_XDECREF(row);
+                Py_DECREF(f);
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "search: 52 weights a row");
+                goto done;
+            }
+            for (int k = 0; k < 52; k++) {
+                double v = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(row, k));
+                sp->w[x][k] = v > 0 ? v : 0;
+            }
+            Py_DECREF(row);
+        }
+        Py_DECREF(f);
+        if (PyErr_Occurred()) goto done;
+    }
+    int ncands = 0;
+    {
+        PyObject *f = PySequence_Fast(cands_o, "candidates");
+        if (!f) goto done;
+        Py_ssize_t k = PySequence_Fast_GET_SIZE(f);
+        for (Py_ssize_t i = 0; i < k && ncands < K_MAX_ACTIONS; i++) {
+            int a_seat, a_kind, a_target;
+            unsigned long long a_cards;
+            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(f, i), "iiKi", &a_seat, &a_kind, &a_cards,
+                                  &a_target)) {
+                Py_DECREF(f);
+                goto done;
+            }
+            KAction a = {(int8_t)a_seat, (int8_t)a_kind, (int8_t)a_target, a_cards};
+            if (!k_is_legal(tmpl, &a)) {
+                Py_DECREF(f);
+                PyErr_SetString(PyExc_ValueError, "search: a candidate is not legal");
+                goto done;
+            }
+            cands[ncands++] = a;
+        }
+        Py_DECREF(f);
+        if (!ncands) {
+            PyErr_SetString(PyExc_ValueError, "search: no candidates");
+            goto done;
+        }
+    }
+    {
+        int a, b, cc, d;
+        double rt;
+        if (!PyArg_ParseTuple(style_o, "iiiid", &a, &b, &cc, &d, &rt)) goto done;
+        Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt}, bias};
+        Stats st = {0, 0, 0, 0};
+        int best;
+        Py_BEGIN_ALLOW_THREADS
+        best = ismcts(tmpl, sp, cands, ncands, &pp, seed, visits, values, &st);
+        Py_END_ALLOW_THREADS
+        if (best < 0) { PyErr_NoMemory(); goto done; }
+        PyObject *vis = PyList_New(ncands), *val = PyList_New(ncands);
+        for (int i = 0; i < ncands; i++) {
+            PyList_SET_ITEM(vis, i, PyLong_FromUnsignedLong(visits[i]));
+            PyList_SET_ITEM(val, i, PyFloat_FromDouble(values[i]));
+        }
+        result = Py_BuildValue("(i{s:i,s:i,s:L,s:O,s:N,s:N})", best, "iterations", st.iterations,
+                               "nodes", st.nodes, "rollout_steps", st.rollout_steps, "timed_out",
+                               st.timed_out ? Py_True : Py_False, "visits", vis, "values", val);
+    }
+done:
+    free(sp);
+    free(cands);
+    free(visits);
+    free(values);
+    return result;
 }

@@ -1,0 +1,139 @@
+"""Levels 5–10: information-set Monte Carlo tree search in the compiled core.
+
+The flat Monte Carlo of :mod:`kozyr.bots.search` scores each candidate action
+by independent playouts and stops gaining from more samples (level 10 ≈ 9).
+This search builds one tree over the bot's information set instead
+(Cowling, Powley & Whitehouse 2012, "single-observer ISMCTS"): each
+iteration deals the hidden cards afresh, walks down the tree among the
+actions legal in that deal (UCB with availability counts), adds a node, plays
+the game out with the level-4 policy and backs up every mover's own reward.
+Opponents' replies, later rounds and the bot's own follow-ups are all searched,
+so more iterations keep paying.  The loop runs in C (``kozyr/core/search.c``).
+
+Two things from the flat search stay: the candidate list at the root (all
+legal actions, several cards of one rank led together only as the cheapest
+set of each size) and the exact endgame solver once nothing is hidden.  Deals
+are weighted by what the opponents' play says about their hands
+(:mod:`kozyr.bots.inference`) when the view carries the public history.
+
+Budgets are iterations, so a seed and a view give the same action on any
+machine; ``time_cap`` is a safety net.  Without the compiled core (no C
+compiler when ``./setup`` ran) the same levels fall back to the flat search
+with a comparable budget.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Final, NamedTuple
+
+from kozyr import core
+from kozyr.engine.actions import Action
+from kozyr.engine.view import View
+
+from .heuristics import SOLID, Style
+from .inference import card_weights
+from .public import decision_seed
+from .rollout import ROLLOUT_CAP
+from .sampler import Slots, sample_state
+from .search import SearchConfig, SearchStats, candidates, search, solve_endgame
+
+
+class IsmctsConfig(NamedTuple):
+    """The budget and knobs of one ISMCTS level (see :mod:`kozyr.bots.levels`)."""
+
+    #: Tree iterations per decision (one deal, one descent, one playout each).
+    iterations: int
+    #: Endgame solver positions per decision before falling back to the search.
+    endgame_nodes: int
+    #: Hard wall-clock cap per decision in seconds (safety net only).
+    time_cap: float
+    #: UCB exploration constant (rewards are 0..1).
+    exploration: float = 0.7
+    #: Chance of a random move in playouts.
+    epsilon: float = 0.05
+    #: Progressive bias towards the level-4 policy's action in the tree.
+    bias: float = 0.0
+    #: Weight deals by the opponents' past play (needs ``View.history``).
+    inference: bool = True
+    #: Flat-search steps per iteration when the core is missing (fallback).
+    fallback_steps: int = 4
+
+
+def _style_tuple(style: Style) -> tuple[int, int, int, int, float]:
+    return (
+        int(style.trump_aware),
+        int(style.take_early),
+        int(style.counting),
+        int(style.pairs),
+        style.random_take,
+    )
+
+
+ROLLOUT_STYLE: Final = _style_tuple(SOLID)
+
+
+def ismcts(view: View, seed: int, config: IsmctsConfig) -> tuple[Action, SearchStats]:
+    """The action to play in ``view`` and what finding it cost."""
+    start = time.perf_counter()
+    legal = view.legal
+    if not legal:
+        raise ValueError(f"seat {view.seat} has no legal action: it is not its turn")
+    stats = SearchStats()
+    if len(legal) == 1:
+        return legal[0], stats
+    if not core.AVAILABLE:
+        steps = config.iterations * config.fallback_steps
+        flat = SearchConfig(steps, config.endgame_nodes, config.time_cap, config.epsilon)
+        return search(view, seed, flat)
+    rng = random.Random(decision_seed(seed, view))
+    slots = Slots(view)
+    solved = solve_endgame(
+        view, rng, slots, config.endgame_nodes, start + config.time_cap / 2, stats
+    )
+    if solved is not None:
+        return solved, stats
+    cands = candidates(view)
+    template = core.from_state(sample_state(view, rng, slots))
+    weights = card_weights(view) if config.inference else None
+    best, info = core._require().search(
+        template,
+        view.seat,
+        view.unseen(),
+        slots.hands,
+        slots.deck,
+        weights,
+        [tuple(a) for a in cands],
+        config.iterations,
+        rng.getrandbits(64),
+        config.exploration,
+        config.epsilon,
+        ROLLOUT_CAP,
+        config.time_cap,
+        ROLLOUT_STYLE,
+        config.bias,
+    )
+    stats.method = "ismcts"
+    stats.candidates = len(cands)
+    stats.deals = info["iterations"]
+    stats.rollouts = info["iterations"]
+    stats.steps = info["rollout_steps"]
+    stats.value = info["values"][best]
+    stats.timed_out = info["timed_out"]
+    stats.seconds = time.perf_counter() - start
+    return cands[best], stats
+
+
+class IsmctsBot:
+    """An ISMCTS bot (levels 5–10).  ``last`` describes its last decision."""
+
+    def __init__(self, config: IsmctsConfig, seed: int, name: str) -> None:
+        self.config = config
+        self.seed = seed
+        self.name = name
+        self.last = SearchStats()
+
+    def choose(self, view: View) -> Action:
+        action, self.last = ismcts(view, self.seed, self.config)
+        return action
