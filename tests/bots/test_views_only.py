@@ -40,7 +40,9 @@ def other_worlds(view: View, count: int) -> list[GameState]:
     worlds = []
     for k in range(count):
         hands, deck = sample_deal(view, random.Random(k))
-        worlds.append(state_from_view(view, hands, deck))
+        world = state_from_view(view, hands, deck)
+        world.log = list(view.history)  # public: the same in every world
+        worlds.append(world)
     return worlds
 
 

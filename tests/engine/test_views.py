@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
+from kozyr.bots.public import decision_seed
 from kozyr.engine.actions import Action
 from kozyr.engine.cards import card_str, cards_of, deck_mask
 from kozyr.engine.deal import Deal
@@ -65,7 +66,7 @@ def view_cards(v: View) -> int:
         m |= 1 << a
         if d >= 0:
             m |= 1 << d
-    for act in v.legal:
+    for act in v.legal + v.history:
         m |= act.cards
         if act.target >= 0:
             m |= 1 << act.target
@@ -113,6 +114,8 @@ def check_views(s: GameState, exp: Exposure) -> None:
         assert v.legal == (tuple(s.legal_actions()) if s.to_move == seat else ())
         assert v.my_turn == (s.to_move == seat)
         assert v.trump_suit == s.trump_suit
+        # Every action is played in front of everyone: the history is public.
+        assert v.history == tuple(s.log or ())
         for other in range(s.n):
             # A card said to be known in a hand really is in that hand.
             assert v.known[other] & ~s.hands[other] == 0, f"seat {other}'s known cards"
@@ -131,7 +134,7 @@ VIEW_FIELDS = {
     "seat", "rules", "hand", "hand_counts", "known", "table", "deck_count", "discard",
     "trump", "trump_holder", "phase", "attacker", "defender", "round_attacker", "to_move",
     "limit", "taking", "passed", "shown", "out", "result", "rounds", "bitos", "last_play",
-    "legal", "positions",
+    "legal", "positions", "history",
 }  # fmt: skip
 
 
@@ -190,6 +193,8 @@ def test_hidden_cards_do_not_change_a_view(game: tuple[Rules, Deal], pseed: int,
         view = view_of(s, seat)
         hands, deck = other_assignment(s, seat, rng)
         other = state_from_view(view, hands, deck)
+        assert other.log is None and view_of(other, seat).history == ()
+        other.log = list(view.history)  # a rebuilt state keeps no log; give it the same
         assert view_of(other, seat) == view
         assert view_of(other, seat).to_json() == view.to_json()
         if s.to_move == seat:
@@ -229,6 +234,8 @@ def test_state_from_view_with_the_true_cards_is_the_same_state(
     seat = rng.randrange(rules.players)
     view = view_of(s, seat)
     rebuilt = state_from_view(view, s.hands, list(reversed(s.stock)))
+    assert rebuilt.log is None  # a rebuilt state keeps no history...
+    rebuilt.log = list(view.history)  # ...so give it the public one to compare views
     assert rebuilt.seen == view.positions
     if not view.positions:  # the repetition rule's memory is not public here
         rebuilt.seen = s.seen
@@ -322,3 +329,65 @@ def test_over_view_has_no_round_fields():
     assert data["attacker"] is None and data["defender"] is None and data["limit"] is None
     assert s.phase == OVER and s.result is not None
     assert data["result"] == s.result.to_json()
+
+
+# ------------------------------------------------------------ the public history
+@given(game_st(), seeds, styles)
+@settings(max_examples=examples(20), deadline=None)
+def test_history_is_every_action_applied_for_every_seat(
+    game: tuple[Rules, Deal], pseed: int, style: str
+):
+    rules, deal = game
+    start = GameState.new(rules, deal)
+    assert start.log == []
+    for seat in range(rules.players):
+        assert view_of(start, seat).history == ()
+    s, actions = play(rules, 0, Policy(pseed, style), deal=deal)
+    assert s.log == actions
+    for seat in range(rules.players):
+        assert view_of(s, seat).history == tuple(actions)
+
+
+def test_a_copy_keeps_its_own_log():
+    s = GameState.from_seed(Rules(players=3), 5)
+    rng = random.Random(5)
+    for _ in range(10):
+        s.do(s.sample_action(rng.random()))
+    c = s.copy()
+    assert c.log == s.log and c.log is not s.log
+    before = list(s.log or ())
+    c.do(c.sample_action(rng.random()))
+    assert s.log == before and c.log is not None and len(c.log) == len(before) + 1
+    s.do(s.sample_action(rng.random()))
+    assert c.log[: len(before)] == before
+    # A state that keeps no log copies to one that keeps none.
+    s.log = None
+    assert s.copy().log is None
+
+
+def test_state_from_view_keeps_no_history():
+    s = GameState.from_seed(Rules(), 11)
+    rng = random.Random(11)
+    for _ in range(15):
+        s.do(s.sample_action(rng.random()))
+    view = view_of(s, 0)
+    assert len(view.history) == 15
+    rebuilt = state_from_view(view, s.hands, list(reversed(s.stock)))
+    assert rebuilt.log is None
+    assert view_of(rebuilt, 0).history == ()
+    rebuilt.do(rebuilt.sample_action(rng.random()))  # playing on keeps none: search pays nothing
+    assert rebuilt.log is None and rebuilt.copy().log is None
+
+
+def test_history_is_not_in_the_json_nor_the_decision_seed():
+    s = GameState.from_seed(Rules(players=3), 12)
+    rng = random.Random(12)
+    for _ in range(20):
+        s.do(s.sample_action(rng.random()))
+    view = view_of(s, 1)
+    bare = replace(view, history=())
+    assert view.history and view != bare
+    assert view.to_json() == bare.to_json()
+    assert "history" not in view.to_json()
+    for seed in (0, 1, 2**63 - 1):
+        assert decision_seed(seed, view) == decision_seed(seed, bare)

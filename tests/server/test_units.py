@@ -164,6 +164,26 @@ def test_session_events_are_public_and_draws_add_up() -> None:
         )
 
 
+def test_a_resumed_session_has_the_history_of_its_record() -> None:
+    """A room restored after a restart replays its record: the state's log, and
+    so every view's public history, must be the moves played before."""
+    rng = random.Random(3)
+    s = GameSession.deal(Rules(players=3, variant="perevodnoy"), 1, 0)
+    played: list[Action] = []
+    for _ in range(25):
+        if s.over:
+            break
+        action = rng.choice(s.state.legal_actions())
+        s.apply(action)
+        played.append(action)
+    assert s.state.log == played
+    again = GameSession.resume(s.record, 1, 0)
+    assert again.state.log == played
+    assert s.record.replay().state.log == played
+    for seat in range(3):
+        assert view_of(again.state, seat).history == tuple(played)
+
+
 def test_rematch_deal_carries_the_previous_durak() -> None:
     s = GameSession.deal(Rules(first_attacker="after_durak"), 2, 50, previous_durak=3)
     assert s.record.deal.previous_durak == 3
@@ -175,12 +195,21 @@ def test_rematch_deal_carries_the_previous_durak() -> None:
 def test_views_cross_process_boundaries_as_tuples() -> None:
     state = GameState.from_seed(Rules(players=3, variant="perevodnoy"), 9)
     rng = random.Random(1)
+    played: list[Action] = []
     while not state.game_over:
         view = view_of(state, state.to_move or 0)
-        assert view_from_wire(view_to_wire(view)) == view
+        assert view.history == tuple(played)
+        back = view_from_wire(view_to_wire(view))
+        assert back == view
+        # The public history crosses too, as Actions again (not bare tuples).
+        assert back.history == tuple(played)
+        assert all(type(a) is Action and isinstance(a.kind, Kind) for a in back.history)
         seat, kind, cards, target = choose_in_worker(1, view_to_wire(view))
         assert Action(seat, Kind(kind), cards, target) in view.legal
-        state.do(rng.choice(state.legal_actions()))
+        action = rng.choice(state.legal_actions())
+        state.do(action)
+        played.append(action)
+    assert played and view_from_wire(view_to_wire(view_of(state, 0))).history == tuple(played)
 
 
 def test_bot_pool_in_a_thread_and_in_processes() -> None:

@@ -153,6 +153,7 @@ class GameState:
         "known",
         "last_play",
         "limit",
+        "log",
         "n",
         "order",
         "out",
@@ -207,6 +208,9 @@ class GameState:
     bitos: int
     last_play: int
     history_len: int
+    #: Every action played so far, in order (all of them are public), or None
+    #: when not kept: states built by ``state_from_view`` for a search.
+    log: list[Action] | None
     #: Round-start positions since the last irreversible round (rule 9).
     seen: tuple[Position, ...]
 
@@ -234,6 +238,7 @@ class GameState:
         self.rounds = self.bitos = 0
         self.last_play = 0
         self.history_len = 0
+        self.log = None
         self.seen = ()
         self.order = []
         self.phase = OVER
@@ -246,6 +251,7 @@ class GameState:
         """The state right after ``deal``; the first round has begun."""
         deal.validate(rules)
         s = cls(rules)
+        s.log = []
         s.hands = list(deal.hands)
         # stock[-1] is the top of the deck, stock[0] the face-up trump.
         s.stock = list(reversed(deal.deck))
@@ -326,6 +332,8 @@ class GameState:
         s.active, s.out, s.result = self.active, self.out[:], self.result
         s.rounds, s.bitos, s.last_play = self.rounds, self.bitos, self.last_play
         s.history_len = self.history_len
+        log = self.log
+        s.log = None if log is None else log[:]
         s.seen = self.seen  # an immutable tuple: safe to share
         return s
 
@@ -764,9 +772,13 @@ class GameState:
         self.do(Action(seat, kind, cards, target))
 
     def do(self, action: Action) -> None:
-        """Play a known-legal action (no validation: for search)."""
+        """Play a known-legal action (no validation: for search); it goes on
+        ``log`` when the state keeps one."""
         seat, kind, cards, target = action
         self.history_len += 1
+        log = self.log
+        if log is not None:
+            log.append(action)
         if kind == _PASS:
             self.passed |= 1 << seat
             self._after_cover_or_pass()

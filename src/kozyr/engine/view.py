@@ -7,7 +7,7 @@ never shown to the seat cannot be in it.  Public knowledge is: hand sizes, the
 table, the deck count, the discards (every card seen going to the discard),
 the face-up trump and who drew it, trumps shown for a transfer, and for each
 player the cards known to be in their hand (cards they picked up, until they
-play them).
+play them), and the history: every action played so far.
 """
 
 from __future__ import annotations
@@ -55,6 +55,10 @@ class View:
     #: the last bito or draw from the stock — given only once the deck is empty
     #: and every hand is known or follows from the others, else ``()``.
     positions: tuple[Position, ...] = ()
+    #: Every action played so far, in order: public, since every action is seen
+    #: by everyone (``()`` when the state keeps no log, e.g. a bot's sampled deal).
+    #: Not part of ``to_json()`` nor of the bots' decision seeds.
+    history: tuple[Action, ...] = ()
 
     @property
     def trump_suit(self) -> int:
@@ -114,6 +118,7 @@ def view_of(state: GameState, seat: int) -> View:
     if not 0 <= seat < state.n:
         raise ValueError(f"there is no seat {seat} at a {state.n}-player table")
     own_turn = state.to_move == seat
+    log = state.log
     return View(
         seat=seat,
         rules=state.rules,
@@ -141,6 +146,7 @@ def view_of(state: GameState, seat: int) -> View:
         last_play=state.last_play,
         legal=tuple(state.legal_actions()) if own_turn else (),
         positions=state.seen if _every_hand_follows(state, seat) else (),
+        history=() if log is None else tuple(log),
     )
 
 
@@ -225,6 +231,7 @@ def state_from_view(view: View, hands: list[int] | tuple[int, ...], deck: list[i
     s.bitos = view.bitos
     s.last_play = view.last_play
     s.seen = view.positions
+    # s.log stays None: a sampled deal keeps no history (search pays nothing).
     if s.phase != OVER:
         s.order = s._throw_order()
     return s

@@ -52,7 +52,7 @@ def view_to_wire(view: View) -> tuple[Any, ...]:
             value = (
                 None if value is None else (value.durak, value.team, value.pogony, value.repetition)
             )
-        elif name == "legal":
+        elif name in ("legal", "history"):
             value = tuple(tuple(a) for a in value)
         out.append(value)
     return tuple(out)
@@ -65,7 +65,8 @@ def view_from_wire(wire: tuple[Any, ...]) -> View:
     if values["result"] is not None:
         durak, team, pogony, repetition = values["result"]
         values["result"] = Result(durak, tuple(team), pogony, repetition)
-    values["legal"] = tuple(Action(s, Kind(k), c, t) for s, k, c, t in values["legal"])
+    for name in ("legal", "history"):
+        values[name] = tuple(Action(s, Kind(k), c, t) for s, k, c, t in values[name])
     return View(**values)
 
 
