@@ -8,10 +8,9 @@ rollouts, endgame solver, time cap) are the same as at full budget.
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 from kozyr.bots.base import Bot
-from kozyr.bots.levels import LEVELS, bot_for
+from kozyr.bots.levels import LEVELS, bot_for, reduced
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
 
@@ -36,17 +35,7 @@ RULE_SETS: list[Rules] = [
 
 def reduced_bot(level: int, seed: int) -> Bot:
     """The bot of ``level``; search levels with their budget divided by REDUCE."""
-    spec = LEVELS[level]
-    if spec.search is not None:
-        cfg = spec.search
-        spec = replace(
-            spec,
-            search=cfg._replace(
-                steps=max(200, cfg.steps // REDUCE),
-                endgame_nodes=max(200, cfg.endgame_nodes // REDUCE),
-            ),
-        )
-    return bot_for(spec, seed)
+    return bot_for(reduced(LEVELS[level], REDUCE, floor=200), seed)
 
 
 def random_position(rules: Rules, seed: int, steps: int) -> GameState:

@@ -33,7 +33,7 @@ from kozyr.engine.rules import Rules
 out = {"compiled": native.COMPILED, "games": []}
 for variant, seed in (("podkidnoy", 5), ("perevodnoy", 6)):
     rules = Rules(players=2, variant=variant)
-    bots = [make("6", seed), make("4", seed + 1)]
+    bots = [make("mc6", seed), make("4", seed + 1)]
     played = play_game(rules, Deal.from_seed(rules, seed), bots, record=True)
     out["games"].append([list(a) for a in played.record.actions])
 print(json.dumps(out))

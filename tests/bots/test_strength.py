@@ -8,10 +8,9 @@ report of ``kozyr bench bots`` and docs/bots.md.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from math import comb
 
-from kozyr.bots.levels import LEVELS, bot_for
+from kozyr.bots.levels import LEVELS, bot_for, reduced
 from kozyr.bots.match import duplicate
 from kozyr.engine.rules import Rules
 
@@ -20,13 +19,7 @@ DEALS = 16
 
 
 def reduced_level_10(seed: int):
-    spec = LEVELS[10]
-    assert spec.search is not None
-    cfg = spec.search._replace(
-        steps=spec.search.steps // STRENGTH_REDUCE,
-        endgame_nodes=spec.search.endgame_nodes // STRENGTH_REDUCE,
-    )
-    return bot_for(replace(spec, search=cfg), seed)
+    return bot_for(reduced(LEVELS[10], STRENGTH_REDUCE), seed)
 
 
 def sign_test_p(wins: int, losses: int) -> float:

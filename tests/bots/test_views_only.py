@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from kozyr.bots import make_bot
+from kozyr.bots.ismcts import IsmctsBot
 from kozyr.bots.levels import LEVELS, bot_for
 from kozyr.bots.public import LATER_OPTIONS, decision_seed
 from kozyr.bots.sampler import sample_deal
@@ -106,7 +107,7 @@ def test_forced_move_is_instant() -> None:
     start = time.perf_counter()
     assert bot.choose(view) == view.legal[0]
     assert time.perf_counter() - start < 0.2  # no search at all (generous for busy CI)
-    assert isinstance(bot, SearchBot) and bot.last.method == "forced"
+    assert isinstance(bot, IsmctsBot) and bot.last.method == "forced"
 
 
 def test_time_cap_is_a_safety_net() -> None:

@@ -20,13 +20,16 @@ The API (used by ``kozyr arena``, ``kozyr play`` and the server)::
   (one legal action) returns at once.  ``Bot.name`` is a short label.
 * Levels 1–4 are heuristic players (1 is a beginner; 4 a solid club player);
   5–10 search sampled deals with heuristic rollouts and solve endgames exactly.
-  ``SearchBot.last`` (levels 5–10) holds a :class:`SearchStats` of the last
+  ``IsmctsBot.last`` (levels 5–10) holds a :class:`SearchStats` of the last
   decision.  :mod:`kozyr.bots.levels` documents each level, :mod:`kozyr.bots.auto`
   the adaptive level and the players file.
 
 Modules: heuristics (rules of thumb on bit masks), heuristic_bot (levels 1–4),
 sampler (deals consistent with a view), rollout (heuristic playouts on a state),
-endgame (exact solver), search (levels 5–10), levels (the level table),
+endgame (exact solver), ismcts (levels 5–10: information-set MCTS in the
+compiled core), inference (what the opponents' play says about their hands),
+search (the flat Monte Carlo of before; the fallback without the core),
+levels (the level table),
 flat_mc (mc5..mc10 for the arena: levels 5–10 frozen as before issue 12),
 auto (adaptive level and records), public (seeding and public knowledge),
 native (is the search compiled with mypyc?).
@@ -38,6 +41,7 @@ from typing import Literal
 
 from .auto import AutoLevel, LevelStats, Outcome, PlayerRecord, players_path, random_seed
 from .base import Bot, RandomBot
+from .ismcts import IsmctsBot, IsmctsConfig
 from .levels import LEVELS, MAX_LEVEL, MIN_LEVEL, LevelSpec, level_bot
 from .native import COMPILED as SEARCH_COMPILED
 from .search import SearchBot, SearchStats
@@ -67,6 +71,8 @@ __all__ = [
     "SEARCH_COMPILED",
     "AutoLevel",
     "Bot",
+    "IsmctsBot",
+    "IsmctsConfig",
     "LevelSpec",
     "LevelStats",
     "Outcome",

@@ -22,6 +22,7 @@ from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
 from kozyr.engine.view import view_of
 
+from .ismcts import IsmctsBot
 from .levels import MAX_LEVEL, MIN_LEVEL, level_bot
 from .native import COMPILED
 from .search import SearchBot
@@ -106,7 +107,7 @@ def measure_level(level: int, seconds: float, seed: int) -> LevelFigures:
             if seat == me and len(view.legal) > 1:
                 figures.times.append(spent)
                 figures.cpu.append(cpu)
-                if isinstance(bot, SearchBot):
+                if isinstance(bot, SearchBot | IsmctsBot):
                     last = bot.last
                     figures.iterations += last.iterations
                     figures.steps += last.steps

@@ -1,12 +1,181 @@
-"""What the opponents' play says about their hands (placeholder until the view
-carries the public history: every weight is 1)."""
+"""What the opponents' play says about their hands: weights for the deals.
+
+Every action is public, so a view's ``history`` tells how each opponent
+played.  A player who took rather than cover a low card probably had no cheap
+cover; one who passed during throw-ins probably lacks the table's ranks; one
+who covered with a dear card probably had no cheaper one; one who led a high
+card probably had no lower plain card.  :func:`card_weights` turns such events
+into a weight per seat and card (1: no evidence, below 1: less likely),
+which the search's deal sampler multiplies into its odds.
+
+The model is the level-4 player's habits (:mod:`kozyr.bots.heuristics`): it
+leads and throws its cheapest plain cards and covers with the cheapest card.
+Evidence fades as the player draws new cards (a card drawn later was not in
+the hand when the player chose).  Only public facts are used: the history,
+the rules and the face-up trump.
+
+To know who drew what and when, the history is replayed on hand *counts*
+(a public tracker of the rounds); if the replay does not end at the view's
+hand counts and deck size (an unusual deal, e.g. a test's explicit position)
+no weights are given and deals stay uniform.
+"""
 
 from __future__ import annotations
 
+from kozyr.engine.actions import Action, Kind
+from kozyr.engine.cards import CARD_RANK, HIGHER_IN_SUIT, RANK_MASK, SUIT_MASK
+from kozyr.engine.rules import HAND_SIZE
+from kozyr.engine.state import BEATERS
 from kozyr.engine.view import View
+
+from .heuristics import tables
+
+#: Multipliers for a card after one piece of evidence against it.
+TOOK_INSTEAD_OF_COVER = 0.4
+COVERED_DEARER = 0.45
+PASSED_ON_RANK = 0.55
+LED_DEARER = 0.6
+NO_TRANSFER = 0.5
+#: Below this a weight is not lowered further (evidence is soft).
+FLOOR = 0.05
+
+
+class _Tracker:
+    """Hand counts, the deck and the round, replayed from public actions."""
+
+    def __init__(self, view: View) -> None:
+        rules = view.rules
+        self.n = rules.players
+        tc = rules.team_count
+        self.team = [s % tc for s in range(self.n)] if tc else list(range(self.n))
+        self.counts = [HAND_SIZE] * self.n
+        self.deck = rules.deck - HAND_SIZE * self.n
+        self.active = [True] * self.n
+        self.table: list[int] = []  # attack cards, in order
+        self.covered: set[int] = set()
+        self.ranks = 0  # ranks on the table (attack and cover cards)
+        self.starter = -1
+        self.defender = -1
+        self.took = False
+
+    def next_opponent(self, seat: int) -> int:
+        s = seat
+        for _ in range(self.n):
+            s = (s + 1) % self.n
+            if self.active[s] and self.team[s] != self.team[seat]:
+                return s
+        return seat
+
+    def end_round(self) -> list[tuple[int, int, int]]:
+        """Close the round; (seat, hand before, hand after) for each draw."""
+        d = self.defender
+        table_cards = len(self.table) + len(self.covered)
+        if self.took:
+            self.counts[d] += table_cards
+        order = []
+        s = self.starter
+        for _ in range(self.n):
+            if s != d and self.active[s]:
+                order.append(s)
+            s = (s + 1) % self.n
+        order.append(d)
+        draws = []
+        for s in order:
+            need = min(max(HAND_SIZE - self.counts[s], 0), self.deck)
+            if need:
+                draws.append((s, self.counts[s], self.counts[s] + need))
+                self.counts[s] += need
+                self.deck -= need
+        if not self.deck:
+            for s in order:
+                if not self.counts[s]:
+                    self.active[s] = False
+        self.table, self.covered, self.took, self.ranks = [], set(), False, 0
+        return draws
 
 
 def card_weights(view: View) -> list[list[float]] | None:
     """Per seat and card, how much likelier the card is in that hand than a
-    uniform deal says; None when nothing is known beyond the uniform deal."""
-    return None
+    uniform deal says (1.0: no evidence).  None without usable history."""
+    history: tuple[Action, ...] = getattr(view, "history", ())
+    if not history:
+        return None
+    rules = view.rules
+    n = rules.players
+    t = tables(view.trump_suit, rules.deck)
+    trumps = SUIT_MASK[view.trump_suit]
+    cost = t.cost
+    w = [[1.0] * 52 for _ in range(n)]
+    tr = _Tracker(view)
+    round_open = False
+
+    def lower(seat: int, cards: int, factor: float) -> None:
+        if seat == view.seat:
+            return
+        row = w[seat]
+        while cards:
+            low = cards & -cards
+            c = low.bit_length() - 1
+            row[c] = max(row[c] * factor, FLOOR)
+            cards ^= low
+
+    def fade(draws: list[tuple[int, int, int]]) -> None:
+        """New cards dilute the evidence about the old hand."""
+        for s, before, after in draws:
+            keep = before / after
+            row = w[s]
+            for c in range(52):
+                row[c] = 1.0 - (1.0 - row[c]) * keep
+
+    for a in history:
+        seat, kind, cards, target = a
+        if kind == Kind.ATTACK:
+            if round_open:
+                fade(tr.end_round())
+            round_open = True
+            tr.starter = seat
+            tr.defender = tr.next_opponent(seat)
+            first = cards & -cards
+            c = first.bit_length() - 1
+            if not first & trumps:
+                # The cheapest plain card is led: plain cards cheaper than c are unlikely.
+                cheaper = sum(1 << x for x in range(52) if cost[x] < cost[c])
+                lower(seat, cheaper & ~trumps, LED_DEARER)
+            else:
+                lower(seat, ~trumps & ((1 << 52) - 1), LED_DEARER * LED_DEARER)
+        elif kind == Kind.DEFEND:
+            c = cards.bit_length() - 1
+            first_answer = not tr.covered
+            if first_answer and rules.variant == "perevodnoy":
+                lower(seat, RANK_MASK[CARD_RANK[tr.table[0]]] & ~cards, NO_TRANSFER)
+            beaters = BEATERS[view.trump_suit][target]
+            cheaper = sum(1 << x for x in range(52) if beaters >> x & 1 and cost[x] < cost[c])
+            lower(seat, cheaper, COVERED_DEARER)
+            tr.covered.add(target)
+            tr.ranks |= RANK_MASK[CARD_RANK[c]]
+        elif kind == Kind.TAKE:
+            tr.took = True
+            if rules.variant == "perevodnoy" and not tr.covered and tr.table:
+                lower(seat, RANK_MASK[CARD_RANK[tr.table[0]]], NO_TRANSFER)
+            for att in tr.table:
+                if att not in tr.covered:
+                    lower(seat, HIGHER_IN_SUIT[att] & ~trumps, TOOK_INSTEAD_OF_COVER)
+        elif kind == Kind.PASS:
+            lower(seat, tr.ranks & ~trumps, PASSED_ON_RANK)
+        elif kind in (Kind.TRANSFER, Kind.SHOW_TRUMP):
+            tr.defender = tr.next_opponent(seat)
+        if kind in (Kind.ATTACK, Kind.THROW, Kind.TRANSFER):
+            tr.counts[seat] -= cards.bit_count()
+            c = cards
+            while c:
+                low = c & -c
+                tr.table.append(low.bit_length() - 1)
+                tr.ranks |= RANK_MASK[CARD_RANK[low.bit_length() - 1]]
+                c ^= low
+        elif kind == Kind.DEFEND:
+            tr.counts[seat] -= 1
+    if round_open and view.phase == 0 and not view.table:
+        fade(tr.end_round())  # the round that ended before this lead
+    if tr.counts != list(view.hand_counts) or tr.deck != view.deck_count:
+        return None
+    return w

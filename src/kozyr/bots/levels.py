@@ -25,11 +25,12 @@ ladder a real but modest gain, which is what the auto level needs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .base import Bot
 from .heuristic_bot import HeuristicBot
 from .heuristics import SOLID, Style
+from .ismcts import IsmctsBot, IsmctsConfig
 from .search import SearchBot, SearchConfig
 
 MIN_LEVEL = 1
@@ -44,7 +45,9 @@ class LevelSpec:
     style: Style = SOLID
     #: Chance of a uniformly random legal move (heuristic levels).
     mistake: float = 0.0
-    search: SearchConfig | None = None
+    #: The search: information-set MCTS (levels 5-10), or the flat Monte Carlo
+    #: of before issue 12 (kept for the arena's mc5..mc10 and for tests).
+    search: IsmctsConfig | SearchConfig | None = None
 
 
 LEVELS: dict[int, LevelSpec] = {
@@ -58,12 +61,12 @@ LEVELS: dict[int, LevelSpec] = {
     ),
     3: LevelSpec(3, Style(counting=False), mistake=0.05),
     4: LevelSpec(4),
-    5: LevelSpec(5, search=SearchConfig(steps=1_000, endgame_nodes=500, time_cap=0.5)),
-    6: LevelSpec(6, search=SearchConfig(steps=2_500, endgame_nodes=1_500, time_cap=0.6)),
-    7: LevelSpec(7, search=SearchConfig(steps=6_000, endgame_nodes=4_000, time_cap=0.8)),
-    8: LevelSpec(8, search=SearchConfig(steps=14_000, endgame_nodes=8_000, time_cap=1.2)),
-    9: LevelSpec(9, search=SearchConfig(steps=30_000, endgame_nodes=15_000, time_cap=2.0)),
-    10: LevelSpec(10, search=SearchConfig(steps=60_000, endgame_nodes=25_000, time_cap=3.0)),
+    5: LevelSpec(5, search=IsmctsConfig(iterations=250, endgame_nodes=500, time_cap=0.5)),
+    6: LevelSpec(6, search=IsmctsConfig(iterations=700, endgame_nodes=1_500, time_cap=0.6)),
+    7: LevelSpec(7, search=IsmctsConfig(iterations=2_000, endgame_nodes=4_000, time_cap=0.8)),
+    8: LevelSpec(8, search=IsmctsConfig(iterations=5_000, endgame_nodes=8_000, time_cap=1.0)),
+    9: LevelSpec(9, search=IsmctsConfig(iterations=12_000, endgame_nodes=15_000, time_cap=1.2)),
+    10: LevelSpec(10, search=IsmctsConfig(iterations=30_000, endgame_nodes=25_000, time_cap=1.4)),
 }
 
 
@@ -72,7 +75,25 @@ def bot_for(spec: LevelSpec, seed: int, name: str | None = None) -> Bot:
     label = name or f"level {spec.level}"
     if spec.search is None:
         return HeuristicBot(spec.style, spec.mistake, seed, label)
+    if isinstance(spec.search, IsmctsConfig):
+        return IsmctsBot(spec.search, seed, label)
     return SearchBot(spec.search, seed, label)
+
+
+def reduced(spec: LevelSpec, divisor: int, floor: int = 50) -> LevelSpec:
+    """``spec`` with its search budget (iterations or steps, solver nodes)
+    divided by ``divisor``, at least ``floor`` each: cheaper bots for tests."""
+    cfg = spec.search
+    if cfg is None:
+        return spec
+    nodes = max(floor, cfg.endgame_nodes // divisor)
+    if isinstance(cfg, IsmctsConfig):
+        small: IsmctsConfig | SearchConfig = cfg._replace(
+            iterations=max(floor, cfg.iterations // divisor), endgame_nodes=nodes
+        )
+    else:
+        small = cfg._replace(steps=max(floor, cfg.steps // divisor), endgame_nodes=nodes)
+    return replace(spec, search=small)
 
 
 def level_bot(level: int, seed: int) -> Bot:

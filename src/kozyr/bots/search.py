@@ -137,7 +137,8 @@ def search(view: View, seed: int, config: SearchConfig) -> tuple[Action, SearchS
         return legal[0], stats
     rng = random.Random(decision_seed(seed, view))
     slots = Slots(view)
-    solved = solve_endgame(view, rng, slots, config.endgame_nodes, start + config.time_cap / 2, stats)
+    half_time = start + config.time_cap / 2
+    solved = solve_endgame(view, rng, slots, config.endgame_nodes, half_time, stats)
     if solved is not None:
         return solved, stats
     action = _sample_search(view, rng, slots, config, deadline, stats)

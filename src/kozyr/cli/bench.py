@@ -11,6 +11,7 @@ import random
 import time
 from typing import Any
 
+from kozyr import core
 from kozyr.engine import native
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
@@ -50,6 +51,24 @@ def playout_rate(rules: Rules, seconds: float, seed: int) -> dict[str, float]:
         actions += state.history_len
         if games % 16 == 0 and time.perf_counter() >= deadline:
             break
+    elapsed = time.perf_counter() - start
+    return {
+        "games_per_s": games / elapsed,
+        "actions_per_game": actions / games,
+        "us_per_action": elapsed / actions * 1e6,
+    }
+
+
+def core_playout_rate(rules: Rules, seconds: float, seed: int) -> dict[str, float]:
+    """The same measurement on the compiled core: fresh seeded deals played out
+    with uniformly random actions, in batches that run entirely in C."""
+    games = actions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    batch = 500
+    while time.perf_counter() < deadline or not games:
+        actions += core.bench_random(rules, seed + games, batch)
+        games += batch
     elapsed = time.perf_counter() - start
     return {
         "games_per_s": games / elapsed,
@@ -101,24 +120,38 @@ def run(args: argparse.Namespace) -> int:
         return run_bots(args)
     if args.target == "server":
         return server_bench.run(args)
-    figures: dict[str, Any] = {"compiled": native.COMPILED, "variant": args.variant}
+    figures: dict[str, Any] = {
+        "compiled": native.COMPILED,
+        "core": core.AVAILABLE,
+        "variant": args.variant,
+    }
     for players in (2, 4):
         rules = Rules(players=players, deck=36, variant=args.variant)
         figures[f"playout_{players}p"] = playout_rate(rules, args.seconds, args.seed)
+        if core.AVAILABLE:
+            figures[f"core_playout_{players}p"] = core_playout_rate(rules, args.seconds, args.seed)
     figures["legal_4p"] = legal_rate(Rules(variant=args.variant), args.seconds, args.seed)
     if args.json:
         print(json.dumps(figures, indent=2))
         return 0
     print(
-        f"kozyr bench engine  ({args.variant}, 36 cards, one core, "
-        f"engine {'compiled with mypyc' if native.COMPILED else 'pure Python'})"
+        f"kozyr bench engine  ({args.variant}, 36 cards, one core; reference engine "
+        f"{'compiled with mypyc' if native.COMPILED else 'pure Python'}, compiled core "
+        f"{'built' if core.AVAILABLE else 'not built (run ./setup)'})"
     )
     for players in (2, 4):
         f = figures[f"playout_{players}p"]
         print(
-            f"  random playouts, {players} players: {f['games_per_s']:8.0f} games/s"
+            f"  random playouts, {players} players, reference: {f['games_per_s']:8.0f} games/s"
             f"  ({f['actions_per_game']:.0f} actions/game, {f['us_per_action']:.2f} us/action)"
         )
+        c = figures.get(f"core_playout_{players}p")
+        if c is not None:
+            print(
+                f"  random playouts, {players} players, core:      {c['games_per_s']:8.0f} games/s"
+                f"  ({c['actions_per_game']:.0f} actions/game, {c['us_per_action']:.2f} us/action)"
+                f"  {c['games_per_s'] / f['games_per_s']:.0f}x the reference"
+            )
     f = figures["legal_4p"]
     print(
         f"  legal-move generation, 4 players: {f['generations_per_s']:8.0f} /s"
