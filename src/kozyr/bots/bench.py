@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from kozyr import core
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
@@ -83,15 +84,18 @@ def parse_levels(text: str) -> list[int]:
     return sorted(levels)
 
 
-def measure_level(level: int, seconds: float, seed: int) -> LevelFigures:
-    """Time ``level``'s real decisions in seeded games against level 4."""
-    rules = Rules(players=2, deck=36)
+def measure_level(
+    level: int, seconds: float, seed: int, players: int = 2, variant: str = "podkidnoy"
+) -> LevelFigures:
+    """Time ``level``'s real decisions in seeded games against level-4 bots
+    (36 cards; the measured bot changes seat every game)."""
+    rules = Rules.from_dict({"players": players, "deck": 36, "variant": variant})
     figures = LevelFigures(level)
     game = 0
     end = time.perf_counter() + seconds
     while time.perf_counter() < end or not figures.times:
-        me = game % 2
-        bots = [level_bot(4, seed + game), level_bot(4, seed + game)]
+        me = game % players
+        bots = [level_bot(4, seed + game) for _ in range(players)]
         bots[me] = level_bot(level, seed + game)
         state = GameState.new(rules, Deal.from_seed(rules, seed + game))
         while not state.game_over and (time.perf_counter() < end or not figures.times):
@@ -119,22 +123,27 @@ def measure_level(level: int, seconds: float, seed: int) -> LevelFigures:
     return figures
 
 
-def run_bench(levels: list[int], seconds: float, seed: int) -> list[LevelFigures]:
-    return [measure_level(level, seconds, seed) for level in levels]
+def run_bench(
+    levels: list[int], seconds: float, seed: int, players: int = 2, variant: str = "podkidnoy"
+) -> list[LevelFigures]:
+    return [measure_level(level, seconds, seed, players, variant) for level in levels]
 
 
 def _rate(x: float) -> str:
     return f"{x:.0f}" if x >= 100 else f"{x:.1f}"
 
 
-def print_table(rows: list[LevelFigures]) -> None:
+def print_table(rows: list[LevelFigures], players: int = 2, variant: str = "podkidnoy") -> None:
     from rich import box
     from rich.console import Console
     from rich.table import Table
 
     table = Table(
-        title="kozyr bench bots: 2 players, 36 cards, podkidnoy, vs level 4",
-        caption="engine and search " + ("compiled with mypyc" if COMPILED else "in pure Python"),
+        title=f"kozyr bench bots: {players} players, 36 cards, {variant}, vs level 4",
+        caption="reference engine and flat search "
+        + ("compiled with mypyc" if COMPILED else "in pure Python")
+        + "; levels 5-10: ISMCTS in the compiled core"
+        + ("" if core.AVAILABLE else " NOT BUILT (flat search fallback)"),
         box=box.SIMPLE_HEAD,
     )
     for name in (

@@ -43,7 +43,9 @@ from .search import SearchConfig, SearchStats, candidates, search, solve_endgame
 class IsmctsConfig(NamedTuple):
     """The budget and knobs of one ISMCTS level (see :mod:`kozyr.bots.levels`)."""
 
-    #: Tree iterations per decision (one deal, one descent, one playout each).
+    #: Tree iterations per decision at a two-player table (one deal, one
+    #: descent, one playout each); n players get 2/n of them, as a playout is
+    #: about n/2 times longer, so every table size thinks about as long.
     iterations: int
     #: Endgame solver positions per decision before falling back to the search.
     endgame_nodes: int
@@ -72,6 +74,11 @@ def _style_tuple(style: Style) -> tuple[int, int, int, int, float]:
 
 
 ROLLOUT_STYLE: Final = _style_tuple(SOLID)
+
+
+def budget(config: IsmctsConfig, players: int) -> int:
+    """The iterations of one decision at a table of ``players``."""
+    return max(1, config.iterations * 2 // max(2, players))
 
 
 def ismcts(view: View, seed: int, config: IsmctsConfig) -> tuple[Action, SearchStats]:
@@ -105,7 +112,7 @@ def ismcts(view: View, seed: int, config: IsmctsConfig) -> tuple[Action, SearchS
         slots.deck,
         weights,
         [tuple(a) for a in cands],
-        config.iterations,
+        budget(config, view.rules.players),
         rng.getrandbits(64),
         config.exploration,
         config.epsilon,

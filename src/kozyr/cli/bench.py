@@ -32,6 +32,14 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--levels", default="1-10", help="bots: levels to time, e.g. 1-10 or 5,10")
     p.add_argument("--variant", default="podkidnoy", choices=["podkidnoy", "perevodnoy"])
+    p.add_argument(
+        "--players",
+        type=int,
+        default=2,
+        choices=range(2, 7),
+        metavar="2-6",
+        help="bots: players at the table (the level timed against level-4 bots; default 2)",
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     server_bench.add_arguments(p)
@@ -107,11 +115,11 @@ def run_bots(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"kozyr bench bots: {exc}")
         return 2
-    rows = run_bench(levels, args.seconds, args.seed)
+    rows = run_bench(levels, args.seconds, args.seed, args.players, args.variant)
     if args.json:
         print(json.dumps([r.to_json() for r in rows], indent=2))
     else:
-        print_table(rows)
+        print_table(rows, args.players, args.variant)
     return 0
 
 

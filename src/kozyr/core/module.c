@@ -478,6 +478,7 @@ static PyMethodDef core_methods[] = {
     {"new_seeded", core_new_seeded, METH_VARARGS, "new_seeded(rules, seed) -> State (Deal.from_seed)"},
     {"bench_random", core_bench_random, METH_VARARGS, "bench_random(rules, seed, games) -> actions"},
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS, SEARCH_DOC},
+    {"sample_deals", core_sample_deals, METH_VARARGS, "sample_deals(state, seat, pool, slots, deck_hidden, weights, count, seed)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -258,6 +258,71 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
     return best;
 }
 
+/* The deal sampler of ``seat`` from Python arguments; 0 with an exception set.
+ * The pool must be exactly the cards the seat cannot place. */
+static int read_sampler(const KState *tmpl, int seat, uint64_t pool, PyObject *slots_o,
+                        int deck_hidden, PyObject *weights_o, Sampler *sp) {
+    uint64_t seen = tmpl->hands[seat] | tmpl->discard | (1ULL << tmpl->trump);
+    for (int x = 0; x < tmpl->n; x++) seen |= tmpl->known[x];
+    for (int i = 0; i < tmpl->table_len; i++) {
+        seen |= 1ULL << tmpl->att[i];
+        if (tmpl->dfn[i] >= 0) seen |= 1ULL << tmpl->dfn[i];
+    }
+    if (pool & seen || pool & ~K_DECK_MASK[tmpl->r.deck] ||
+        (pool | seen) != K_DECK_MASK[tmpl->r.deck]) {
+        PyErr_SetString(PyExc_ValueError, "search: the pool is not the seat's unseen cards");
+        return 0;
+    }
+    sp->n = tmpl->n;
+    sp->seat = seat;
+    for (uint64_t p = pool; p; p &= p - 1) sp->pool[sp->npool++] = (int8_t)k_low(p);
+    sp->deck_hidden = deck_hidden;
+    {
+        PyObject *f = PySequence_Fast(slots_o, "slots");
+        if (!f) return 0;
+        int total = deck_hidden, ok = PySequence_Fast_GET_SIZE(f) == sp->n;
+        for (int x = 0; ok && x < sp->n; x++) {
+            sp->slots[x] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(f, x));
+            if (sp->slots[x] < 0) ok = 0;
+            total += sp->slots[x];
+        }
+        Py_DECREF(f);
+        if (PyErr_Occurred()) return 0;
+        if (!ok || total != sp->npool || sp->slots[seat] != 0 ||
+            (tmpl->stock_len ? deck_hidden != tmpl->stock_len - 1 : deck_hidden != 0)) {
+            PyErr_SetString(PyExc_ValueError, "search: the hidden places do not fit the pool");
+            return 0;
+        }
+    }
+    if (weights_o != Py_None) {
+        sp->weighted = 1;
+        PyObject *f = PySequence_Fast(weights_o, "weights");
+        if (!f) return 0;
+        if (PySequence_Fast_GET_SIZE(f) != sp->n) {
+            Py_DECREF(f);
+            PyErr_SetString(PyExc_ValueError, "search: one row of weights per seat");
+            return 0;
+        }
+        for (int x = 0; x < sp->n; x++) {
+            PyObject *row = PySequence_Fast(PySequence_Fast_GET_ITEM(f, x), "weights row");
+            if (!row || PySequence_Fast_GET_SIZE(row) != 52) {
+                Py_XDECREF(row);
+                Py_DECREF(f);
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "search: 52 weights a row");
+                return 0;
+            }
+            for (int k = 0; k < 52; k++) {
+                double v = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(row, k));
+                sp->w[x][k] = v > 0 ? v : 0;
+            }
+            Py_DECREF(row);
+        }
+        Py_DECREF(f);
+        if (PyErr_Occurred()) return 0;
+    }
+    return 1;
+}
+
 /* search(state, seat, pool, slots, deck_hidden, weights, candidates, iterations, seed,
  *        c, eps, rollout_cap, time_cap, style)
  * state: a core State agreeing with the seat's view (its hidden cards anywhere);
@@ -291,53 +356,7 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
     double *values = calloc(K_MAX_ACTIONS, sizeof(double));
     PyObject *result = NULL;
     if (!sp || !cands || !visits || !values) { PyErr_NoMemory(); goto done; }
-    sp->n = tmpl->n;
-    sp->seat = seat;
-    for (uint64_t p = pool; p; p &= p - 1) sp->pool[sp->npool++] = (int8_t)k_low(p);
-    sp->deck_hidden = deck_hidden;
-    {
-        PyObject *f = PySequence_Fast(slots_o, "slots");
-        if (!f) goto done;
-        int total = deck_hidden, ok = PySequence_Fast_GET_SIZE(f) == sp->n;
-        for (int x = 0; ok && x < sp->n; x++) {
-            sp->slots[x] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(f, x));
-            if (sp->slots[x] < 0) ok = 0;
-            total += sp->slots[x];
-        }
-        Py_DECREF(f);
-        if (PyErr_Occurred()) goto done;
-        if (!ok || total != sp->npool || sp->slots[seat] != 0 ||
-            (tmpl->stock_len ? deck_hidden != tmpl->stock_len - 1 : deck_hidden != 0)) {
-            PyErr_SetString(PyExc_ValueError, "search: the hidden places do not fit the pool");
-            goto done;
-        }
-    }
-    if (weights_o != Py_None) {
-        sp->weighted = 1;
-        PyObject *f = PySequence_Fast(weights_o, "weights");
-        if (!f) goto done;
-        if (PySequence_Fast_GET_SIZE(f) != sp->n) {
-            Py_DECREF(f);
-            PyErr_SetString(PyExc_ValueError, "search: one row of weights per seat");
-            goto done;
-        }
-        for (int x = 0; x < sp->n; x++) {
-            PyObject *row = PySequence_Fast(PySequence_Fast_GET_ITEM(f, x), "weights row");
-            if (!row || PySequence_Fast_GET_SIZE(row) != 52) {
-                Py_XDECREF(row);
-                Py_DECREF(f);
-                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "search: 52 weights a row");
-                goto done;
-            }
-            for (int k = 0; k < 52; k++) {
-                double v = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(row, k));
-                sp->w[x][k] = v > 0 ? v : 0;
-            }
-            Py_DECREF(row);
-        }
-        Py_DECREF(f);
-        if (PyErr_Occurred()) goto done;
-    }
+    if (!read_sampler(tmpl, seat, pool, slots_o, deck_hidden, weights_o, sp)) goto done;
     int ncands = 0;
     {
         PyObject *f = PySequence_Fast(cands_o, "candidates");
@@ -391,4 +410,45 @@ done:
     free(visits);
     free(values);
     return result;
+}
+
+/* sample_deals(state, seat, pool, slots, deck_hidden, weights, count, seed):
+ * ``count`` deals as the search draws them, each (hands, stock) (for tests). */
+PyObject *core_sample_deals(PyObject *mod, PyObject *args) {
+    PyObject *state_obj, *slots_o, *weights_o;
+    int seat, deck_hidden, count;
+    unsigned long long pool, seed;
+    if (!PyArg_ParseTuple(args, "OiKOiOiK", &state_obj, &seat, &pool, &slots_o, &deck_hidden,
+                          &weights_o, &count, &seed))
+        return NULL;
+    typedef struct { PyObject_HEAD KState s; } StateLike;
+    if (strcmp(Py_TYPE(state_obj)->tp_name, "kozyr.core._core.State") != 0) {
+        PyErr_SetString(PyExc_TypeError, "sample_deals: state must be a core State");
+        return NULL;
+    }
+    const KState *tmpl = &((StateLike *)state_obj)->s;
+    if (seat < 0 || seat >= tmpl->n || count < 0 || count > 1000000) {
+        PyErr_SetString(PyExc_ValueError, "sample_deals: bad seat or count");
+        return NULL;
+    }
+    Sampler *sp = calloc(1, sizeof(Sampler));
+    if (!sp) return PyErr_NoMemory();
+    if (!read_sampler(tmpl, seat, pool, slots_o, deck_hidden, weights_o, sp)) {
+        free(sp);
+        return NULL;
+    }
+    KRng g;
+    k_rng_seed(&g, seed);
+    PyObject *out = PyList_New(count);
+    for (int i = 0; out && i < count; i++) {
+        KState s;
+        determinize(tmpl, sp, &g, &s);
+        PyObject *hands = PyTuple_New(s.n), *stock = PyTuple_New(s.stock_len);
+        for (int x = 0; x < s.n; x++) PyTuple_SET_ITEM(hands, x, PyLong_FromUnsignedLongLong(s.hands[x]));
+        for (int k = 0; k < s.stock_len; k++) PyTuple_SET_ITEM(stock, k, PyLong_FromLong(s.stock[k]));
+        PyList_SET_ITEM(out, i, Py_BuildValue("(NN)", hands, stock));
+        k_release(&s);
+    }
+    free(sp);
+    return out;
 }

@@ -6,4 +6,5 @@
 
 #define SEARCH_DOC "search(...) -> (action, stats): information-set MCTS for one decision"
 PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs);
+PyObject *core_sample_deals(PyObject *mod, PyObject *args);
 #endif
