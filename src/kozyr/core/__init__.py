@@ -18,8 +18,10 @@ field of a :class:`~kozyr.engine.state.GameState` in a fixed order, which
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from kozyr.engine.native import warn_if_stale
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState, Result
 
@@ -29,6 +31,20 @@ except ImportError:  # no compiler when ./setup ran: the reference engine serves
     _core = None
 
 AVAILABLE: bool = _core is not None
+
+
+def stale_sources(here: Path | None = None) -> list[str]:
+    """C sources newer than the built core (which would run old rules)."""
+    here = here if here is not None else Path(__file__).parent
+    built = [p.stat().st_mtime for p in here.glob("_core.*.so")]
+    if not built:
+        return []
+    oldest = min(built)
+    return sorted(p.name for p in here.glob("*.[ch]") if p.stat().st_mtime > oldest)
+
+
+if AVAILABLE:
+    warn_if_stale(stale_sources())
 
 _FRC = {"off": 0, "first_round": 1, "until_first_bito": 2}
 
