@@ -19,6 +19,7 @@ import ast
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
@@ -76,9 +77,21 @@ def clean() -> None:
         p.unlink()
 
 
+def build_in_place(name: str, ext_modules: list[Any], work: str) -> None:
+    """setuptools' build_ext, in place, intermediate files under build/<work>-*."""
+    from setuptools import Distribution
+
+    dist = Distribution({"name": name, "ext_modules": ext_modules})
+    cmd = dist.get_command_obj("build_ext")
+    cmd.inplace = True  # type: ignore[attr-defined]
+    cmd.build_temp = str(ROOT / "build" / f"{work}-temp")  # type: ignore[attr-defined]
+    cmd.build_lib = str(ROOT / "build" / f"{work}-lib")  # type: ignore[attr-defined]
+    cmd.force = True  # type: ignore[attr-defined]
+    dist.run_command("build_ext")
+
+
 def build() -> None:
     from mypyc.build import mypycify
-    from setuptools import Distribution
 
     clean()  # an older layout (another group name) must not shadow the new build
     os.chdir(SRC)
@@ -86,13 +99,7 @@ def build() -> None:
     ext_modules = mypycify(
         paths, opt_level="3", group_name=GROUP, target_dir=str(ROOT / "build" / "mypyc")
     )
-    dist = Distribution({"name": "kozyr-native", "ext_modules": ext_modules})
-    cmd = dist.get_command_obj("build_ext")
-    cmd.inplace = True  # type: ignore[attr-defined]
-    cmd.build_temp = str(ROOT / "build" / "mypyc-temp")  # type: ignore[attr-defined]
-    cmd.build_lib = str(ROOT / "build" / "mypyc-lib")  # type: ignore[attr-defined]
-    cmd.force = True  # type: ignore[attr-defined]
-    dist.run_command("build_ext")
+    build_in_place("kozyr-native", ext_modules, "mypyc")
     for source in sources():  # a copied build keeps its old mtime: mark it fresh
         for p in compiled(source):
             os.utime(p)
@@ -129,7 +136,7 @@ def core_flags() -> list[str]:
 
 
 def build_core() -> None:
-    from setuptools import Distribution, Extension
+    from setuptools import Extension
 
     for p in core_built():
         p.unlink()
@@ -139,13 +146,7 @@ def build_core() -> None:
         sources=[str(p.relative_to(SRC)) for p in sorted(CORE.glob("*.c"))],
         extra_compile_args=core_flags(),
     )
-    dist = Distribution({"name": "kozyr-core", "ext_modules": [ext]})
-    cmd = dist.get_command_obj("build_ext")
-    cmd.inplace = True  # type: ignore[attr-defined]
-    cmd.build_temp = str(ROOT / "build" / "core-temp")  # type: ignore[attr-defined]
-    cmd.build_lib = str(ROOT / "build" / "core-lib")  # type: ignore[attr-defined]
-    cmd.force = True  # type: ignore[attr-defined]
-    dist.run_command("build_ext")
+    build_in_place("kozyr-core", [ext], "core")
     for p in core_built():
         os.utime(p)
 

@@ -13,6 +13,7 @@ from kozyr.bots.base import Bot
 from kozyr.bots.levels import LEVELS, bot_for, reduced
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
+from kozyr.engine.view import View, view_of
 
 #: Budget divisor for search levels in tests.
 REDUCE = 40
@@ -49,3 +50,18 @@ def random_position(rules: Rules, seed: int, steps: int) -> GameState:
         if state.game_over:
             return before
     return state
+
+
+def choice_views(rules: Rules, count: int, seed: int = 0, base_steps: int = 8) -> list[View]:
+    """Views of the seat to move in mid-game positions with a real choice
+    (``base_steps`` plus a few dozen random actions into seeded games)."""
+    out = []
+    while len(out) < count:
+        state = random_position(rules, seed, base_steps + seed * 7 % 40)
+        seed += 1
+        seat = state.to_move
+        assert seat is not None
+        view = view_of(state, seat)
+        if len(view.legal) > 1:
+            out.append(view)
+    return out

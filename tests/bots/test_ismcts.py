@@ -16,23 +16,14 @@ from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
 from kozyr.engine.view import View, view_of
 
-from .helpers import RULE_SETS, random_position
+from .helpers import RULE_SETS, choice_views
 
 needs_core = pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
 SMALL = IsmctsConfig(iterations=300, endgame_nodes=200, time_cap=30.0)
 
 
 def choice_positions(rules: Rules, count: int, seed: int = 0) -> list[View]:
-    out = []
-    while len(out) < count:
-        state = random_position(rules, seed, 5 + seed * 7 % 40)
-        seed += 1
-        seat = state.to_move
-        assert seat is not None
-        view = view_of(state, seat)
-        if len(view.legal) > 1:
-            out.append(view)
-    return out
+    return choice_views(rules, count, seed, base_steps=5)
 
 
 @needs_core

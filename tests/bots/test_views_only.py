@@ -18,22 +18,12 @@ from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
 from kozyr.engine.view import View, state_from_view, view_of
 
-from .helpers import RULE_SETS, random_position, reduced_bot
+from .helpers import RULE_SETS, choice_views, reduced_bot
 
 
 def positions(rules: Rules, count: int) -> list[View]:
     """Views of the seat to move in mid-game positions with a real choice."""
-    out = []
-    seed = 0
-    while len(out) < count:
-        state = random_position(rules, seed, 8 + seed * 7 % 40)
-        seed += 1
-        seat = state.to_move
-        assert seat is not None
-        view = view_of(state, seat)
-        if len(view.legal) > 1:
-            out.append(view)
-    return out
+    return choice_views(rules, count)
 
 
 def other_worlds(view: View, count: int) -> list[GameState]:

@@ -63,7 +63,8 @@ class IsmctsConfig(NamedTuple):
     fallback_steps: int = 4
 
 
-def _style_tuple(style: Style) -> tuple[int, int, int, int, float]:
+def style_tuple(style: Style) -> tuple[int, int, int, int, float]:
+    """A heuristic style as the core reads it."""
     return (
         int(style.trump_aware),
         int(style.take_early),
@@ -73,7 +74,7 @@ def _style_tuple(style: Style) -> tuple[int, int, int, int, float]:
     )
 
 
-ROLLOUT_STYLE: Final = _style_tuple(SOLID)
+ROLLOUT_STYLE: Final = style_tuple(SOLID)
 
 
 def budget(config: IsmctsConfig, players: int) -> int:

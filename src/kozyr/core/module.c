@@ -17,6 +17,14 @@ typedef struct {
 
 static PyTypeObject StateType;
 
+const KState *k_state_of(PyObject *obj) {
+    if (!PyObject_TypeCheck(obj, &StateType)) {
+        PyErr_SetString(PyExc_TypeError, "core: expected a core State");
+        return NULL;
+    }
+    return &((StateObject *)obj)->s;
+}
+
 /* ------------------------------------------------------------ helpers */
 static int read_rules(PyObject *t, KRules *r) {
     int v[11];

@@ -338,13 +338,8 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
                                      &slots_o, &deck_hidden, &weights_o, &cands_o, &iterations,
                                      &seed, &c, &eps, &rollout_cap, &time_cap, &style_o, &bias))
         return NULL;
-    /* the State object's struct starts after PyObject_HEAD (see module.c) */
-    typedef struct { PyObject_HEAD KState s; } StateLike;
-    if (strcmp(Py_TYPE(state_obj)->tp_name, "kozyr.core._core.State") != 0) {
-        PyErr_SetString(PyExc_TypeError, "search: state must be a core State");
-        return NULL;
-    }
-    const KState *tmpl = &((StateLike *)state_obj)->s;
+    const KState *tmpl = k_state_of(state_obj);
+    if (!tmpl) return NULL;
     if (tmpl->phase == P_OVER || tmpl->to_move != seat || seat < 0 || seat >= tmpl->n ||
         iterations < 1 || iterations > 50000000 || rollout_cap < 1) {
         PyErr_SetString(PyExc_ValueError, "search: not this seat's turn, or bad budget");
@@ -421,12 +416,8 @@ PyObject *core_sample_deals(PyObject *mod, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OiKOiOiK", &state_obj, &seat, &pool, &slots_o, &deck_hidden,
                           &weights_o, &count, &seed))
         return NULL;
-    typedef struct { PyObject_HEAD KState s; } StateLike;
-    if (strcmp(Py_TYPE(state_obj)->tp_name, "kozyr.core._core.State") != 0) {
-        PyErr_SetString(PyExc_TypeError, "sample_deals: state must be a core State");
-        return NULL;
-    }
-    const KState *tmpl = &((StateLike *)state_obj)->s;
+    const KState *tmpl = k_state_of(state_obj);
+    if (!tmpl) return NULL;
     if (seat < 0 || seat >= tmpl->n || count < 0 || count > 1000000) {
         PyErr_SetString(PyExc_ValueError, "sample_deals: bad seat or count");
         return NULL;
