@@ -42,3 +42,29 @@ def test_match_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert match_main(["4", "1", "--deals", "2"]) == 0
     out = capsys.readouterr().out
     assert "level 4 vs level 1" in out and "4 games" in out
+
+
+def test_bench_bots_at_a_bigger_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "bots", "--levels", "5", "--players", "4", "--seconds", "0.2"]) == 0
+    out = capsys.readouterr().out
+    assert "4 players" in out and "ISMCTS" in out
+
+
+def test_bench_engine_prints_reference_and_core(capsys: pytest.CaptureFixture[str]) -> None:
+    """One run, both engines, on the same measurement (issue 12)."""
+    from kozyr import core
+
+    assert main(["bench", "engine", "--seconds", "0.1", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    for players in (2, 4):
+        ref = figures[f"playout_{players}p"]
+        assert ref["games_per_s"] > 0 and ref["actions_per_game"] > 20
+        if core.AVAILABLE:
+            mine = figures[f"core_playout_{players}p"]
+            assert mine["games_per_s"] > ref["games_per_s"]  # measured 17-25x
+            # the same kind of games: random play from seeded deals
+            assert 0.8 < mine["actions_per_game"] / ref["actions_per_game"] < 1.25
+    assert main(["bench", "engine", "--seconds", "0.1"]) == 0
+    text = capsys.readouterr().out
+    assert "reference:" in text
+    assert ("core:" in text) == core.AVAILABLE
