@@ -93,6 +93,14 @@ def test_the_core_refuses_bad_search_input() -> None:
     for change in bad_cases:
         with pytest.raises(ValueError):
             search(**{**args, **change})
+    wrong_types = [
+        {"state": "not a state"},
+        {"candidates": [list(view.legal[0])]},
+        {"style": [1, 1, 1, 1, 0.0]},
+    ]
+    for change in wrong_types:
+        with pytest.raises(TypeError):
+            search(**{**args, **change})
 
 
 def test_without_the_core_the_flat_search_plays(monkeypatch: pytest.MonkeyPatch) -> None:

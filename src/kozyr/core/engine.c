@@ -240,7 +240,7 @@ static void end_round(KState *s) {
     if (!s->stock_len)
         for (int i = 0; i < len; i++) {
             int y = order[i];
-            if (!s->hands[y] && (s->active >> y & 1)) {
+            if (!s->hands[y] && (s->active >> y & 1) && s->out_len < K_MAX_PLAYERS) {
                 s->active &= ~(1 << y);
                 s->out[s->out_len++] = y;
             }

@@ -17,6 +17,12 @@ typedef struct {
 
 static PyTypeObject StateType;
 
+int k_require_tuple(PyObject *obj, const char *what) {
+    if (PyTuple_Check(obj)) return 1;
+    PyErr_Format(PyExc_TypeError, "core: %s must be a tuple", what);
+    return 0;
+}
+
 const KState *k_state_of(PyObject *obj) {
     if (!PyObject_TypeCheck(obj, &StateType)) {
         PyErr_SetString(PyExc_TypeError, "core: expected a core State");
@@ -28,6 +34,7 @@ const KState *k_state_of(PyObject *obj) {
 /* ------------------------------------------------------------ helpers */
 static int read_rules(PyObject *t, KRules *r) {
     int v[11];
+    if (!k_require_tuple(t, "the rules")) return 0;
     if (!PyArg_ParseTuple(t, "iiiiiiiiiii", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
                           &v[8], &v[9], &v[10]))
         return 0;
@@ -47,7 +54,8 @@ static int read_rules(PyObject *t, KRules *r) {
 static int read_style(PyObject *t, KStyle *st) {
     int a, b, c, d;
     double rt;
-    if (!PyArg_ParseTuple(t, "iiiid", &a, &b, &c, &d, &rt)) return 0;
+    if (!k_require_tuple(t, "a style") || !PyArg_ParseTuple(t, "iiiid", &a, &b, &c, &d, &rt))
+        return 0;
     st->trump_aware = a != 0; st->take_early = b != 0; st->counting = c != 0; st->pairs = d != 0;
     st->random_take = rt;
     return 1;
@@ -199,11 +207,13 @@ static PyObject *core_from_fields(PyObject *mod, PyObject *args) {
     if (!seat_value(ITEM(4), n, &s->trump_holder)) goto fail;
     s->discard = PyLong_AsUnsignedLongLong(ITEM(5));
     if (PyErr_Occurred()) goto fail;
-    if (!read_small(ITEM(6), s->att, K_MAX_TABLE, 0, 51, &tl1, "att")) goto fail;
-    if (!read_small(ITEM(7), s->dfn, K_MAX_TABLE, -1, 51, &tl2, "dfn")) goto fail;
+    /* A round never has more than six attack cards (the cap); with at most six
+     * more from one play the table fits K_MAX_TABLE whatever comes next. */
+    if (!read_small(ITEM(6), s->att, K_ATTACK_CAP, 0, 51, &tl1, "att")) goto fail;
+    if (!read_small(ITEM(7), s->dfn, K_ATTACK_CAP, -1, 51, &tl2, "dfn")) goto fail;
     if (tl1 != tl2) { PyErr_SetString(PyExc_ValueError, "core: att and dfn differ in length"); goto fail; }
     s->table_len = tl1;
-    INT(8, s->uncovered, 0, K_MAX_TABLE);
+    INT(8, s->uncovered, 0, K_ATTACK_CAP);
     s->table_ranks = PyLong_AsUnsignedLongLong(ITEM(9));
     if (PyErr_Occurred()) goto fail;
     INT(10, s->phase, 0, 3);
@@ -211,7 +221,7 @@ static PyObject *core_from_fields(PyObject *mod, PyObject *args) {
     INT(12, s->attacker, 0, n - 1);
     INT(13, s->defender, 0, n - 1);
     INT(14, s->starter, 0, n - 1);
-    INT(15, s->limit, 0, K_MAX_TABLE);
+    INT(15, s->limit, 0, K_ATTACK_CAP);
     s->taking = PyObject_IsTrue(ITEM(16)) == 1;
     INT(17, s->passed, 0, 63);
     INT(18, s->shown, 0, 63);
@@ -222,6 +232,7 @@ static PyObject *core_from_fields(PyObject *mod, PyObject *args) {
     s->durak = -1;
     if (res != Py_None) {
         PyObject *durak, *team, *pog, *rep;
+        if (!k_require_tuple(res, "the result (or None)")) goto fail;
         if (!PyArg_ParseTuple(res, "OOOO", &durak, &team, &pog, &rep)) goto fail;
         s->has_result = 1;
         if (!seat_value(durak, n, &s->durak)) goto fail;
@@ -242,7 +253,11 @@ static PyObject *core_from_fields(PyObject *mod, PyObject *args) {
         for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seen); i++) {
             PyObject *hands, *pos = PySequence_Fast_GET_ITEM(seen, i);
             int att, cap;
-            if (!PyArg_ParseTuple(pos, "Oii", &hands, &att, &cap)) { Py_DECREF(seen); goto fail; }
+            if (!k_require_tuple(pos, "a position") ||
+                !PyArg_ParseTuple(pos, "Oii", &hands, &att, &cap)) {
+                Py_DECREF(seen);
+                goto fail;
+            }
             KPos *p = calloc(1, sizeof(KPos));
             p->refs = 1;
             p->attacker = att;

@@ -360,8 +360,9 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         for (Py_ssize_t i = 0; i < k && ncands < K_MAX_ACTIONS; i++) {
             int a_seat, a_kind, a_target;
             unsigned long long a_cards;
-            if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(f, i), "iiKi", &a_seat, &a_kind, &a_cards,
-                                  &a_target)) {
+            PyObject *item = PySequence_Fast_GET_ITEM(f, i);
+            if (!k_require_tuple(item, "a candidate") ||
+                !PyArg_ParseTuple(item, "iiKi", &a_seat, &a_kind, &a_cards, &a_target)) {
                 Py_DECREF(f);
                 goto done;
             }
@@ -382,7 +383,9 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
     {
         int a, b, cc, d;
         double rt;
-        if (!PyArg_ParseTuple(style_o, "iiiid", &a, &b, &cc, &d, &rt)) goto done;
+        if (!k_require_tuple(style_o, "the style") ||
+            !PyArg_ParseTuple(style_o, "iiiid", &a, &b, &cc, &d, &rt))
+            goto done;
         Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt}, bias};
         Stats st = {0, 0, 0, 0};
         int best;

@@ -6,6 +6,10 @@
 
 #include "core.h"
 
+/* 1 if obj is a tuple, else 0 with a TypeError naming ``what`` (module.c):
+ * PyArg_ParseTuple must only be handed real tuples. */
+int k_require_tuple(PyObject *obj, const char *what);
+
 /* The KState inside a core State object, or NULL with a TypeError (module.c). */
 const KState *k_state_of(PyObject *obj);
 
