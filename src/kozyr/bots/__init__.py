@@ -19,7 +19,8 @@ The API (used by ``kozyr arena``, ``kozyr play`` and the server)::
 * ``Bot.choose(view) -> Action`` returns one of ``view.legal``; a forced move
   (one legal action) returns at once.  ``Bot.name`` is a short label.
 * Levels 1–4 are heuristic players (1 is a beginner; 4 a solid club player);
-  5–10 search sampled deals with heuristic rollouts and solve endgames exactly.
+  5–10 search with information-set MCTS in the compiled core (deals weighted
+  by the opponents' public play, heuristic playouts) and solve endgames exactly.
   ``IsmctsBot.last`` (levels 5–10) holds a :class:`SearchStats` of the last
   decision.  :mod:`kozyr.bots.levels` documents each level, :mod:`kozyr.bots.auto`
   the adaptive level and the players file.

@@ -1,26 +1,27 @@
 """The ten levels: what each one is, in one table.
 
-=====  ===========================================================  =========
+=====  ===========================================================  ============
 level  player                                                       budget
-=====  ===========================================================  =========
+=====  ===========================================================  ============
 1      heuristic, trump-blind, takes at random, 30 % random moves   —
 2      heuristic, knows trumps, no take-early, 15 % random moves    —
 3      heuristic, no card counting, 5 % random moves                —
 4      the full heuristic (take early, count cards, press)          —
-5–10   sampling search with level-4 rollouts + exact endgame        1k–60k
-=====  ===========================================================  =========
+5–10   ISMCTS in the compiled core, inference, exact endgame        250–30,000
+=====  ===========================================================  ============
 
-Search budgets are counted in simulated engine actions and solver positions
-(reproducible from the seed); ``time_cap`` is the wall-clock safety net.  On
-one core of the reference machine, with the search compiled, level 10 needs
-about 0.3 s of CPU per real decision (2-6 players alike, since the budget counts
-actions, not games) and level 5 about 3 ms; ``kozyr bench bots`` measures them.
+Levels 5–10 search with information-set MCTS (:mod:`kozyr.bots.ismcts`);
+budgets are tree iterations and solver positions (reproducible from the
+seed), for two players (n players get 2/n of them); ``time_cap`` is the
+wall-clock safety net.  On one core of the reference machine level 10 takes
+about 0.1–0.3 s per real decision and level 5 about a millisecond;
+``kozyr bench bots`` measures them (docs/bots.md).
 
-Why the budgets grow geometrically: strength saturates.  Measured on
-duplicate deals (2 players, 36 cards), 300-1,000 steps already beat level 4
-about 0.6-0.8 of the time, 10,000 steps 0.94, while 60,000 steps scored only
-0.54 against 10,000.  Small budgets at levels 5-7 keep each step of the
-ladder a real but modest gain, which is what the auto level needs.
+Why the budgets grow about 2.5× a level: each step should be a real but
+modest gain for the auto level.  Measured on 1,000 duplicate deals (two
+players, podkidnoy), 5 over 4, 6 over 5 and 7 over 6 are clear gains; 8 over
+7 is small (docs/bots.md, Strength).  The flat search of before issue 12
+keeps its budgets in :mod:`kozyr.bots.flat_mc` (the arena's mc5..mc10).
 """
 
 from __future__ import annotations
