@@ -22,7 +22,7 @@ no weights are given and deals stay uniform.
 
 from __future__ import annotations
 
-from kozyr.engine.actions import Action, Kind
+from kozyr.engine.actions import Kind
 from kozyr.engine.cards import CARD_RANK, HIGHER_IN_SUIT, RANK_MASK, SUIT_MASK
 from kozyr.engine.rules import HAND_SIZE
 from kozyr.engine.state import BEATERS
@@ -94,10 +94,15 @@ class _Tracker:
         return draws
 
 
+def _cheaper(cost: tuple[int, ...], c: int) -> int:
+    """The cards that cost less than ``c``."""
+    return sum(1 << x for x in range(52) if cost[x] < cost[c])
+
+
 def card_weights(view: View) -> list[list[float]] | None:
     """Per seat and card, how much likelier the card is in that hand than a
     uniform deal says (1.0: no evidence).  None without usable history."""
-    history: tuple[Action, ...] = getattr(view, "history", ())
+    history = view.history
     if not history:
         return None
     rules = view.rules
@@ -139,8 +144,7 @@ def card_weights(view: View) -> list[list[float]] | None:
             c = first.bit_length() - 1
             if not first & trumps:
                 # The cheapest plain card is led: plain cards cheaper than c are unlikely.
-                cheaper = sum(1 << x for x in range(52) if cost[x] < cost[c])
-                lower(seat, cheaper & ~trumps, LED_DEARER)
+                lower(seat, _cheaper(cost, c) & ~trumps, LED_DEARER)
             else:
                 lower(seat, ~trumps & ((1 << 52) - 1), LED_DEARER * LED_DEARER)
         elif kind == Kind.DEFEND:
@@ -149,8 +153,7 @@ def card_weights(view: View) -> list[list[float]] | None:
             if first_answer and rules.variant == "perevodnoy":
                 lower(seat, RANK_MASK[CARD_RANK[tr.table[0]]] & ~cards, NO_TRANSFER)
             beaters = BEATERS[view.trump_suit][target]
-            cheaper = sum(1 << x for x in range(52) if beaters >> x & 1 and cost[x] < cost[c])
-            lower(seat, cheaper, COVERED_DEARER)
+            lower(seat, beaters & _cheaper(cost, c), COVERED_DEARER)
             tr.covered.add(target)
             tr.ranks |= RANK_MASK[CARD_RANK[c]]
         elif kind == Kind.TAKE:

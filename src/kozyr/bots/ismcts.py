@@ -101,6 +101,7 @@ def ismcts(view: View, seed: int, config: IsmctsConfig) -> tuple[Action, SearchS
         view, rng, slots, config.endgame_nodes, start + config.time_cap / 2, stats
     )
     if solved is not None:
+        stats.seconds = time.perf_counter() - start
         return solved, stats
     cands = candidates(view)
     template = core.from_state(sample_state(view, rng, slots))

@@ -140,6 +140,7 @@ def search(view: View, seed: int, config: SearchConfig) -> tuple[Action, SearchS
     half_time = start + config.time_cap / 2
     solved = solve_endgame(view, rng, slots, config.endgame_nodes, half_time, stats)
     if solved is not None:
+        stats.seconds = time.perf_counter() - start
         return solved, stats
     action = _sample_search(view, rng, slots, config, deadline, stats)
     stats.seconds = time.perf_counter() - start
@@ -153,7 +154,6 @@ def solve_endgame(
     None (the solver's node count is kept in ``stats`` either way)."""
     if not slots.determined():
         return None
-    start = time.perf_counter()
     state = sample_state(view, rng, slots)
     if not two_sided(state):
         return None
@@ -165,7 +165,6 @@ def solve_endgame(
     stats.method = "endgame"
     stats.nodes = solution.nodes
     stats.value = solution.value
-    stats.seconds = time.perf_counter() - start
     return solution.action
 
 

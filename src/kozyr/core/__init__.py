@@ -62,7 +62,7 @@ def rules_tuple(rules: Rules) -> tuple[int, ...]:
         rules.team_count,
         int(rules.pogony),
         int(rules.repetition_draw),
-        int(getattr(rules, "throw_in_after_take", True)),
+        int(rules.throw_in_after_take),
     )
 
 
