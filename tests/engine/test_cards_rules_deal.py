@@ -149,6 +149,7 @@ OPTIONS: dict[str, tuple[Any, ...]] = {
     "pogony": (True, False),
     "repetition_draw": (True, False),
     "throw_in_after_take": (True, False),
+    "cheating": (False, True),
 }
 
 
@@ -157,7 +158,7 @@ def test_rules_defaults_are_the_classic_table():
     assert (r.players, r.deck, r.variant) == (4, 36, "podkidnoy")
     assert r.first_round_cap == "off" and r.throw_in == "all" and r.teams == "none"
     assert not r.transfer_show_trump and r.team_count == 0 and not r.transfers
-    assert r.pogony and r.repetition_draw and r.throw_in_after_take
+    assert r.pogony and r.repetition_draw and r.throw_in_after_take and not r.cheating
     assert Rules.options() == OPTIONS
     assert Rules.from_dict(None) == r == Rules.from_dict({})
 

@@ -111,7 +111,14 @@ def check_views(s: GameState, exp: Exposure) -> None:
         assert v.hand_counts == tuple(h.bit_count() for h in s.hands)
         assert v.deck_count == len(s.stock) and v.discard == s.discard
         assert v.table == tuple(zip(s.att, s.dfn, strict=True))
-        assert v.legal == (tuple(s.legal_actions()) if s.to_move == seat else ())
+        if s.rules.cheating:  # accusations (and last-call passes) out of turn
+            assert v.legal == tuple(s.legal_actions_for(seat))
+        else:
+            assert v.legal == (tuple(s.legal_actions()) if s.to_move == seat else ())
+        # Cheating tables: marks, fair cards, the last call, who played each card and
+        # the cheats (each decided by face-up cards) are public; all zero elsewhere.
+        assert (v.marked, v.cleared, v.pending) == (s.marked, s.cleared, s.pending)
+        assert v.plays == tuple(s.plays) and v.cheats == tuple(s.cheats)
         assert v.my_turn == (s.to_move == seat)
         assert v.trump_suit == s.trump_suit
         # Every action is played in front of everyone: the history is public.
@@ -134,7 +141,7 @@ VIEW_FIELDS = {
     "seat", "rules", "hand", "hand_counts", "known", "table", "deck_count", "discard",
     "trump", "trump_holder", "phase", "attacker", "defender", "round_attacker", "to_move",
     "limit", "taking", "passed", "shown", "out", "result", "rounds", "bitos", "last_play",
-    "legal", "positions", "history",
+    "legal", "positions", "history", "marked", "cleared", "pending", "plays", "cheats",
 }  # fmt: skip
 
 

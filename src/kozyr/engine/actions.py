@@ -13,6 +13,10 @@ protocol and logs::
     {"seat": 3, "type": "pass"}
     {"seat": 1, "type": "transfer", "cards": ["8D"]}
     {"seat": 1, "type": "show_trump", "card": "8D"}
+    {"seat": 2, "type": "accuse", "card": "9S"}
+
+``accuse`` exists only at cheating tables (rule 13): any seat still in the game
+may call out a card on the table that someone else played, out of turn too.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ class Kind(IntEnum):
     PASS = 4
     TRANSFER = 5
     SHOW_TRUMP = 6
+    ACCUSE = 7
 
     @property
     def label(self) -> str:
@@ -45,10 +50,11 @@ _NAMES: Final[dict[Kind, str]] = {
     Kind.PASS: "pass",
     Kind.TRANSFER: "transfer",
     Kind.SHOW_TRUMP: "show_trump",
+    Kind.ACCUSE: "accuse",
 }
 _KINDS: Final[dict[str, Kind]] = {name: kind for kind, name in _NAMES.items()}
 _WITH_CARD_LIST: Final = (Kind.ATTACK, Kind.THROW, Kind.TRANSFER)
-_WITH_ONE_CARD: Final = (Kind.DEFEND, Kind.SHOW_TRUMP)
+_WITH_ONE_CARD: Final = (Kind.DEFEND, Kind.SHOW_TRUMP, Kind.ACCUSE)
 
 
 _tuple_new: Final = tuple.__new__

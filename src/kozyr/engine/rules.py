@@ -28,6 +28,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "pogony": (True, False),
     "repetition_draw": (True, False),
     "throw_in_after_take": (True, False),
+    "cheating": (False, True),
 }
 
 _TEAM_PLAYERS: Final[dict[str, int]] = {"2v2": 4, "3v3": 6, "2v2v2": 6}
@@ -68,6 +69,10 @@ class Rules:
     #: After the defender takes, the attackers may still throw in up to the limit
     #: (rule 7); off, the take ends the round at once and the defender picks up.
     throw_in_after_take: bool = True
+    #: "S shulerami": a player may throw in or lead alongside cards of a rank not on
+    #: the table and cover with cards that do not beat; anyone may call a card out
+    #: while it is on the table (rule 13 in docs/rules.md).
+    cheating: bool = False
 
     def __post_init__(self) -> None:
         for f in fields(self):

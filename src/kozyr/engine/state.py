@@ -37,7 +37,10 @@ LEAD: Final = 0
 DEFEND: Final = 1
 THROW: Final = 2
 OVER: Final = 3
-PHASE_NAMES: Final = ("lead", "defend", "throw", "over")
+#: Cheating tables only (rule 13): the round is over, the cards are still on the
+#: table, and every seat that could call one out says so or declines first.
+LAST_CALL: Final = 4
+PHASE_NAMES: Final = ("lead", "defend", "throw", "over", "last_call")
 
 #: A round-start position for the repetition rule: hands, attacker, attack cap.
 Position = tuple[tuple[int, ...], int, int]
@@ -55,6 +58,11 @@ _TAKE: Final = Kind.TAKE
 _PASS: Final = Kind.PASS
 _TRANSFER: Final = Kind.TRANSFER
 _SHOW: Final = Kind.SHOW_TRUMP
+_ACCUSE: Final = Kind.ACCUSE
+
+#: A play on the table, in ``GameState.plays``: card | seat << 6 | PLAY_COVER for a covering card.
+PLAY_SEAT_SHIFT: Final = 6
+PLAY_COVER: Final = 1 << 9
 
 
 def _nth_card(mask: int, i: int) -> int:
@@ -86,7 +94,7 @@ def _well_formed(action: object) -> tuple[int, Kind, int, int] | str:
     for name, value in (("seat", seat), ("kind", kind), ("cards", cards), ("target", target)):
         if not isinstance(value, int) or isinstance(value, bool):
             return f"the action's {name} must be an integer, not {value!r}"
-    if not 0 <= kind <= 6:
+    if not 0 <= kind <= 7:
         return f"unknown action kind {kind}"
     if cards < 0 or cards >> NUM_CARDS:
         return "the cards of an action must be a set of real cards"
@@ -124,6 +132,23 @@ class Result:
         return out
 
 
+def _lead_cheat(cards: int) -> int:
+    """The cheat card of a lead (rule 13), -1 for a fair lead or a lead that is
+    no cheating lead either.  A cheating lead has two ranks, one of them with a
+    single card: that card is the cheat; of two single cards, the higher rank."""
+    ranks: dict[int, list[int]] = {}
+    for c in cards_of(cards):
+        ranks.setdefault(CARD_RANK[c], []).append(c)
+    if len(ranks) != 2:
+        return -1
+    (r1, c1), (r2, c2) = sorted(ranks.items())
+    if len(c2) == 1:
+        return c2[0]
+    if len(c1) == 1:
+        return c1[0]
+    return -1
+
+
 def _subsets(mask: int, limit: int) -> list[int]:
     """Non-empty subsets of ``mask`` with at most ``limit`` cards (mask has <= 4 cards)."""
     out = []
@@ -145,6 +170,9 @@ class GameState:
         "attacker",
         "beaters",
         "bitos",
+        "cheat_cards",
+        "cheats",
+        "cleared",
         "defender",
         "dfn",
         "discard",
@@ -154,11 +182,14 @@ class GameState:
         "last_play",
         "limit",
         "log",
+        "marked",
         "n",
         "order",
         "out",
         "passed",
+        "pending",
         "phase",
+        "plays",
         "result",
         "rounds",
         "rules",
@@ -213,6 +244,18 @@ class GameState:
     log: list[Action] | None
     #: Round-start positions since the last irreversible round (rule 9).
     seen: tuple[Position, ...]
+    # Cheating tables (rule 13); all of it is public.  Elsewhere these stay empty.
+    #: Seats caught cheating or that accused a fair card: they play honestly now.
+    marked: int
+    #: Every card on the table in the order played: card | seat << 6 | PLAY_COVER.
+    plays: list[int]
+    #: One record per cheat card on the table, oldest first (see ``_snapshot``).
+    cheats: list[tuple[Any, ...]]
+    #: The cheat cards on the table, and the cards called out and found fair.
+    cheat_cards: int
+    cleared: int
+    #: In the last call: the seats still to decline or accuse.
+    pending: int
 
     # ------------------------------------------------------------------ set-up
     def __init__(self, rules: Rules) -> None:
@@ -240,6 +283,9 @@ class GameState:
         self.history_len = 0
         self.log = None
         self.seen = ()
+        self.marked = self.cheat_cards = self.cleared = self.pending = 0
+        self.plays = []
+        self.cheats = []
         self.order = []
         self.phase = OVER
         self.to_move = None
@@ -335,6 +381,11 @@ class GameState:
         log = self.log
         s.log = None if log is None else log[:]
         s.seen = self.seen  # an immutable tuple: safe to share
+        if self.rules.cheating:
+            s.marked, s.cheat_cards = self.marked, self.cheat_cards
+            s.cleared, s.pending = self.cleared, self.pending
+            s.plays = self.plays[:]
+            s.cheats = self.cheats[:]  # records are tuples: safe to share
         return s
 
     # ------------------------------------------------------------- seat order
@@ -406,12 +457,44 @@ class GameState:
             rank_cards = self.table_ranks
             passed = self.passed
             hands = self.hands
+            # Rule 11: an unmarked player at a cheating table can throw any card.
+            free = ~self.marked if self.rules.cheating else 0
             for s in self.order:
-                if not passed >> s & 1 and hands[s] & rank_cards:
+                if not passed >> s & 1 and (hands[s] & rank_cards or (free >> s & 1 and hands[s])):
                     self.phase = THROW
                     self.to_move = s
                     return
+        self._close_round()
+
+    def _close_round(self) -> None:
+        """The round is over: at a cheating table the last call comes first (rule 13)."""
+        if self.rules.cheating:
+            self.pending = self._may_accuse()
+            if self.pending:
+                self.phase = LAST_CALL
+                self._next_in_last_call()
+                return
         self._end_round()
+
+    def _may_accuse(self) -> int:
+        """The seats still in the game that may call out some card on the table:
+        one that somebody else played and that was not found fair already."""
+        may = 0
+        cleared = self.cleared
+        for p in self.plays:
+            if not cleared >> (p & 63) & 1:
+                may |= ~(1 << (p >> PLAY_SEAT_SHIFT & 7))
+        return may & self.active
+
+    def _next_in_last_call(self) -> None:
+        """``to_move`` in the last call: the first pending seat clockwise from the defender."""
+        n, pending = self.n, self.pending
+        s = self.defender
+        for _ in range(n):
+            if pending >> s & 1:
+                self.to_move = s
+                return
+            s = s + 1 if s + 1 < n else 0
 
     def _end_round(self) -> None:
         """Bito or pick-up, refill (rule 8), players out (rule 9), next round."""
@@ -433,6 +516,10 @@ class GameState:
         self.dfn = []
         self.uncovered = 0
         self.table_ranks = 0
+        if self.rules.cheating:
+            self.plays = []
+            self.cheats = []
+            self.cheat_cards = self.cleared = self.pending = 0
         self.rounds += 1
         # Refill: the original attacker first, then clockwise, the final defender last.
         n, active, hands, stock = self.n, self.active, self.hands, self.stock
@@ -545,6 +632,14 @@ class GameState:
                 low = cards & -cards
                 acts.append(fast_action(seat, _THROW, low))
                 cards ^= low
+            if self.rules.cheating:
+                if not self.marked >> seat & 1:  # rule 13: a rank not on the table
+                    cards = self.hands[seat] & ~self.table_ranks
+                    while cards:
+                        low = cards & -cards
+                        acts.append(fast_action(seat, _THROW, low))
+                        cards ^= low
+                self._add_accusations(seat, acts)
             return acts
         if phase == DEFEND:
             assert seat is not None
@@ -559,12 +654,23 @@ class GameState:
                         low = cover & -cover
                         acts.append(fast_action(seat, _DEFEND, low, a))
                         cover ^= low
+            cheating = self.rules.cheating
+            if cheating and not self.marked >> seat & 1:  # rule 13: covers that do not beat
+                for i, a in enumerate(self.att):
+                    if dfn[i] < 0:
+                        cover = hand & ~beaters[a]
+                        while cover:
+                            low = cover & -cover
+                            acts.append(fast_action(seat, _DEFEND, low, a))
+                            cover ^= low
             if self._can_transfer():
                 same, room, show = self._transfer_options(seat)
                 for sub in _subsets(same, room):
                     acts.append(fast_action(seat, _TRANSFER, sub))
                 if show:
                     acts.append(fast_action(seat, _SHOW, show))
+            if cheating:
+                self._add_accusations(seat, acts)
             return acts
         if phase == LEAD:
             seat = self.attacker
@@ -577,6 +683,8 @@ class GameState:
                     if same:
                         for sub in _subsets(same, limit):
                             acts.append(fast_action(seat, _ATTACK, sub))
+                if self.rules.cheating and limit > 1 and not self.marked >> seat & 1:
+                    self._add_cheating_leads(seat, hand, limit, acts)
             else:
                 for r in range(13):
                     same = hand & RANK_MASK[r]
@@ -585,13 +693,68 @@ class GameState:
                         acts.append(fast_action(seat, _ATTACK, low))
                         same ^= low
             return acts
+        if phase == LAST_CALL:
+            assert seat is not None
+            acts = [fast_action(seat, _PASS)]
+            self._add_accusations(seat, acts)
+            return acts
         return []
+
+    def _add_cheating_leads(self, seat: int, hand: int, limit: int, acts: list[Action]) -> None:
+        """Rule 11: a lead of one rank with one card of another rank alongside.
+        Each set once: two single cards are listed under the lower rank."""
+        for r in range(13):
+            same = hand & RANK_MASK[r]
+            if not same:
+                continue
+            others = hand & ~RANK_MASK[r]
+            for sub in _subsets(same, limit - 1):
+                single = sub.bit_count() == 1
+                rest = others
+                while rest:
+                    low = rest & -rest
+                    rest ^= low
+                    if single and CARD_RANK[low.bit_length() - 1] < r:
+                        continue
+                    acts.append(fast_action(seat, _ATTACK, sub | low))
+
+    def _add_accusations(self, seat: int, acts: list[Action]) -> None:
+        """Rule 11: ``seat`` may call out any card on the table (in play order)
+        that someone else played and that was not found fair already."""
+        if not self.active >> seat & 1:
+            return
+        cleared = self.cleared
+        for p in self.plays:
+            c = p & 63
+            if p >> PLAY_SEAT_SHIFT & 7 != seat and not cleared >> c & 1:
+                acts.append(fast_action(seat, _ACCUSE, 1 << c))
+
+    def legal_actions_for(self, seat: int) -> list[Action]:
+        """Every legal action of ``seat``: its turn's actions, or at a cheating
+        table the accusations (and in the last call, declining) it may make out
+        of turn."""
+        if seat == self.to_move:
+            return self.legal_actions()
+        acts: list[Action] = []
+        if self.rules.cheating and self.phase != OVER and 0 <= seat < self.n:
+            if self.phase == LAST_CALL and self.pending >> seat & 1:
+                acts.append(fast_action(seat, _PASS))
+            self._add_accusations(seat, acts)
+        return acts
+
+    def _attack_rank(self) -> int:
+        """The rank a transfer must match: the lead's, leaving out a cheat led alongside."""
+        cheat = self.cheat_cards
+        for a in self.att:
+            if not cheat >> a & 1:
+                return CARD_RANK[a]
+        return CARD_RANK[self.att[0]]
 
     def _transfer_options(self, seat: int) -> tuple[int, int, int]:
         """(cards of the attack rank in hand, room for transferred cards, the
         trump that may be shown or 0) for a defender who may still transfer."""
         hand = self.hands[seat]
-        rank = CARD_RANK[self.att[0]]
+        rank = self._attack_rank()
         _, room = self._transfer_target()
         show = 0
         if self.rules.transfer_show_trump and room >= 0 and not self.shown >> seat & 1:
@@ -607,6 +770,9 @@ class GameState:
         phase = self.phase
         seat = self.to_move
         assert seat is not None, "the game is over"
+        if self.rules.cheating:  # rare in search: take the plain road
+            acts = self.legal_actions()
+            return acts[int(u * len(acts))]
         if phase == THROW:
             cards = self.hands[seat] & self.table_ranks
             i = int(u * (cards.bit_count() + 1))
@@ -678,6 +844,14 @@ class GameState:
             return f"there is no seat {seat} at a {self.n}-player table"
         if not self.active >> seat & 1:
             return f"seat {seat} is out of the game"
+        if kind == _ACCUSE:
+            return self._check_accusation(seat, cards, target)
+        if self.phase == LAST_CALL:
+            if kind != _PASS or cards or target != -1:
+                return "the round is over: call out a card on the table or pass"
+            if not self.pending >> seat & 1:
+                return f"seat {seat} has no card to call out or has passed already"
+            return None
         if seat != self.to_move:
             return f"it is seat {self.to_move}'s turn to {self._expected()}, not seat {seat}'s"
         if kind in (_TAKE, _PASS) and cards:
@@ -695,11 +869,14 @@ class GameState:
             ranks = {CARD_RANK[c] for c in cards_of(cards)}
             if not cards:
                 return "an attack needs at least one card"
-            if len(ranks) > 1:
-                return "cards led together must all have the same rank"
             k = cards.bit_count()
             if k > 1 and not self.rules.lead_multiple:
                 return "leading several cards at once is off at this table"
+            if len(ranks) > 1:
+                if not self._may_cheat(seat):
+                    return "cards led together must all have the same rank"
+                if _lead_cheat(cards) < 0:
+                    return "a cheating lead is cards of one rank and one card of another rank"
             if k > self.limit:
                 return f"at most {self.limit} attack card(s) this round"
             return None
@@ -710,7 +887,7 @@ class GameState:
                 return f"seat {seat} may throw in or pass now"
             if cards.bit_count() != 1:
                 return "throw in exactly one card at a time"
-            if not cards & self.table_ranks:
+            if not cards & self.table_ranks and not self._may_cheat(seat):
                 return f"{card_str(cards_of(cards)[0])}: its rank is not on the table"
             return None
         # DEFEND
@@ -724,7 +901,7 @@ class GameState:
                 return f"{what} is not an attack card on the table"
             if self.dfn[self.att.index(target)] >= 0:
                 return f"{card_str(target)} is already covered"
-            if not cards & self.beaters[target]:
+            if not cards & self.beaters[target] and not self._may_cheat(seat):
                 return f"{card_str(cards_of(cards)[0])} does not beat {card_str(target)}"
             return None
         if kind in (_TRANSFER, _SHOW):
@@ -734,7 +911,7 @@ class GameState:
                 return "transfer by showing a trump is off at this table"
             if self.uncovered != len(self.att):
                 return "no transfer once a card has been covered this round"
-            rank = CARD_RANK[self.att[0]]
+            rank = self._attack_rank()
             if not cards or cards & ~RANK_MASK[rank]:
                 return f"a transfer needs cards of the attack rank ({'23456789TJQKA'[rank]})"
             nd, room = self._transfer_target()
@@ -754,8 +931,30 @@ class GameState:
             return None
         return f"seat {seat} must defend, take{self._transfer_hint()} now"
 
+    def _may_cheat(self, seat: int) -> bool:
+        return self.rules.cheating and not self.marked >> seat & 1
+
+    def _check_accusation(self, seat: int, cards: int, target: int) -> str | None:
+        if not self.rules.cheating:
+            return "accusations exist only at cheating tables"
+        if target != -1:
+            return "only 'defend' names a target, not 'accuse'"
+        if cards.bit_count() != 1:
+            return "call out exactly one card"
+        c = cards.bit_length() - 1
+        for p in self.plays:
+            if p & 63 == c:
+                if p >> PLAY_SEAT_SHIFT & 7 == seat:
+                    return f"seat {seat} played {card_str(c)} itself"
+                if self.cleared >> c & 1:
+                    return f"{card_str(c)} was called out already and found fair"
+                return None
+        return f"{card_str(c)} is not on the table"
+
     def _expected(self) -> str:
-        return ("lead an attack", "defend", "throw in or pass", "")[self.phase]
+        return ("lead an attack", "defend", "throw in or pass", "", "call out a card or pass")[
+            self.phase
+        ]
 
     def _transfer_hint(self) -> str:
         return " or transfer" if self.rules.variant == "perevodnoy" else ""
@@ -780,6 +979,9 @@ class GameState:
         if log is not None:
             log.append(action)
         if kind == _PASS:
+            if self.phase == LAST_CALL:
+                self._decline(seat)
+                return
             self.passed |= 1 << seat
             self._after_cover_or_pass()
             return
@@ -788,13 +990,18 @@ class GameState:
             if self.rules.throw_in_after_take:
                 self._after_cover_or_pass()  # rule 7: throw-ins first, then the pick-up
             else:
-                self._end_round()  # no throw-ins after a take: pick up at once
+                self._close_round()  # no throw-ins after a take: pick up at once
             return
         if kind == _SHOW:
             self.known[seat] |= cards
             self.shown |= 1 << seat
             self._transfer(seat)
             return
+        if kind == _ACCUSE:
+            self._accuse(seat, cards.bit_length() - 1)
+            return
+        if self.rules.cheating:
+            self._note_play(seat, kind, cards, target)
         self.hands[seat] &= ~cards
         self.known[seat] &= ~cards
         self.passed = 0
@@ -824,6 +1031,94 @@ class GameState:
             return
         self.phase = DEFEND
         self.to_move = self.defender
+
+    # ------------------------------------------------------- cheating (rule 13)
+    def _note_play(self, seat: int, kind: Kind, cards: int, target: int) -> None:
+        """Before a play at a cheating table: remember the round as it stands
+        when the play is a cheat, and who put each card on the table."""
+        cheat = -1
+        if kind == _DEFEND:
+            if not cards & self.beaters[target]:
+                cheat = cards.bit_length() - 1
+        elif kind == _THROW:
+            if not cards & self.table_ranks:
+                cheat = cards.bit_length() - 1
+        elif kind == _ATTACK:
+            cheat = _lead_cheat(cards)
+        if cheat >= 0:
+            self.cheats.append(
+                (len(self.plays), cheat, seat, self.phase, self.to_move, self.attacker,
+                 self.defender, self.limit, self.taking, self.passed, self.shown,
+                 self.last_play, self.order)
+            )  # fmt: skip
+            self.cheat_cards |= 1 << cheat
+        tag = seat << PLAY_SEAT_SHIFT
+        if kind == _DEFEND:
+            self.plays.append(cards.bit_length() - 1 | tag | PLAY_COVER)
+            return
+        while cards:
+            low = cards & -cards
+            self.plays.append(low.bit_length() - 1 | tag)
+            cards ^= low
+
+    def _accuse(self, seat: int, card: int) -> None:
+        """Rule 11: a cheat caught goes back with everything played after it and
+        the cheater is marked; a fair card called out marks the accuser."""
+        if self.cheat_cards >> card & 1:
+            k = next(i for i, rec in enumerate(self.cheats) if rec[1] == card)
+            self._take_back(self.cheats[k])
+            del self.cheats[k:]
+            cheat_cards = 0
+            for rec in self.cheats:
+                cheat_cards |= 1 << rec[1]
+            self.cheat_cards = cheat_cards
+            return
+        self.marked |= 1 << seat
+        self.cleared |= 1 << card
+        if self.phase == THROW:  # the accuser may have lost its only throw-ins
+            self._after_cover_or_pass()
+        elif self.phase == LAST_CALL:
+            self.pending &= self._may_accuse()
+            self._decline(-1)
+
+    def _decline(self, seat: int) -> None:
+        """``seat`` passes in the last call (-1: nobody); the round ends when nobody is left."""
+        if seat >= 0:
+            self.pending &= ~(1 << seat)
+        if self.pending:
+            self._next_in_last_call()
+        else:
+            self._end_round()
+
+    def _take_back(self, rec: tuple[Any, ...]) -> None:
+        """Play resumes from the position just before the cheat ``rec``: the cards
+        played since go back to the hands they came from (seen by all, so known)."""
+        (index, _card, cheater, self.phase, self.to_move, self.attacker, self.defender,
+         self.limit, self.taking, self.passed, self.shown, self.last_play, self.order) = rec  # fmt: skip
+        plays = self.plays
+        hands, known, att, dfn = self.hands, self.known, self.att, self.dfn
+        for p in plays[index:]:
+            c = p & 63
+            owner = p >> PLAY_SEAT_SHIFT & 7
+            hands[owner] |= 1 << c
+            known[owner] |= 1 << c
+            if p & PLAY_COVER:
+                dfn[dfn.index(c)] = -1
+        del plays[index:]
+        keep = sum(1 for p in plays if not p & PLAY_COVER)
+        del att[keep:]
+        del dfn[keep:]
+        table = ranks = 0
+        for p in plays:
+            table |= 1 << (p & 63)
+            ranks |= RANK_MASK[CARD_RANK[p & 63]]
+        self.table_ranks = ranks
+        self.uncovered = dfn.count(-1)
+        self.cleared &= table
+        self.pending = 0
+        self.marked |= 1 << cheater
+        if self.phase == THROW:  # the cheater may have no honest throw-in
+            self._after_cover_or_pass()
 
     def _transfer(self, seat: int) -> None:
         """Rule 10: the attack passes on; the transferring player leads throw-ins."""
@@ -861,6 +1156,13 @@ class GameState:
 
     def to_json(self) -> dict[str, Any]:
         """The omniscient state, as ``kozyr replay`` prints it."""
+        out = self._plain_json()
+        if self.rules.cheating:
+            out.update(cheating_json(self.marked, self.cleared, self.pending, self.plays))
+            out["cheats"] = [card_str(c) for c in cards_of(self.cheat_cards)]
+        return out
+
+    def _plain_json(self) -> dict[str, Any]:
         return {
             "hands": [[card_str(c) for c in cards_of(h)] for h in self.hands],
             "deck": len(self.stock),
@@ -884,3 +1186,18 @@ class GameState:
             "out": list(self.out),
             "result": self.result.to_json() if self.result else None,
         }
+
+
+def cheating_json(marked: int, cleared: int, pending: int, plays: list[int] | tuple[int, ...]) -> dict[str, Any]:
+    """The public fields of a cheating table (rule 13) in a state's or view's JSON:
+    marked seats, cards found fair, seats still to answer the last call, and who
+    played each card on the table (in play order)."""
+    return {
+        "marked": [s for s in range(8) if marked >> s & 1],
+        "cleared": [card_str(c) for c in cards_of(cleared)],
+        "pending": [s for s in range(8) if pending >> s & 1],
+        "plays": [
+            {"card": card_str(p & 63), "seat": p >> PLAY_SEAT_SHIFT & 7, "cover": bool(p & PLAY_COVER)}
+            for p in plays
+        ],
+    }

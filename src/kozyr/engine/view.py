@@ -18,7 +18,7 @@ from typing import Any
 from .actions import Action
 from .cards import CARD_RANK, RANK_MASK, card_str, cards_of, deck_mask
 from .rules import Rules
-from .state import BEATERS, OVER, PHASE_NAMES, GameState, Position, Result
+from .state import BEATERS, OVER, PHASE_NAMES, GameState, Position, Result, cheating_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +59,12 @@ class View:
     #: by everyone (``()`` when the state keeps no log, e.g. a bot's sampled deal).
     #: Not part of ``to_json()`` nor of the bots' decision seeds.
     history: tuple[Action, ...] = ()
+    # Cheating tables (rule 13), all public; see GameState for their meaning.
+    marked: int = 0
+    cleared: int = 0
+    pending: int = 0
+    plays: tuple[int, ...] = ()
+    cheats: tuple[tuple[Any, ...], ...] = ()
 
     @property
     def trump_suit(self) -> int:
@@ -110,7 +116,11 @@ class View:
             "taking": self.taking,
             "out": list(self.out),
             "result": self.result.to_json() if self.result else None,
-        }
+        } | (
+            cheating_json(self.marked, self.cleared, self.pending, self.plays)
+            if self.rules.cheating
+            else {}
+        )
 
 
 def view_of(state: GameState, seat: int) -> View:
@@ -119,6 +129,11 @@ def view_of(state: GameState, seat: int) -> View:
         raise ValueError(f"there is no seat {seat} at a {state.n}-player table")
     own_turn = state.to_move == seat
     log = state.log
+    cheating = state.rules.cheating
+    if cheating:
+        legal = tuple(state.legal_actions_for(seat))
+    else:
+        legal = tuple(state.legal_actions()) if own_turn else ()
     return View(
         seat=seat,
         rules=state.rules,
@@ -144,9 +159,14 @@ def view_of(state: GameState, seat: int) -> View:
         rounds=state.rounds,
         bitos=state.bitos,
         last_play=state.last_play,
-        legal=tuple(state.legal_actions()) if own_turn else (),
+        legal=legal,
         positions=state.seen if _every_hand_follows(state, seat) else (),
         history=() if log is None else tuple(log),
+        marked=state.marked,
+        cleared=state.cleared,
+        pending=state.pending,
+        plays=tuple(state.plays) if cheating else (),
+        cheats=tuple(state.cheats) if cheating else (),
     )
 
 
@@ -231,6 +251,12 @@ def state_from_view(view: View, hands: list[int] | tuple[int, ...], deck: list[i
     s.bitos = view.bitos
     s.last_play = view.last_play
     s.seen = view.positions
+    if view.rules.cheating:
+        s.marked, s.cleared, s.pending = view.marked, view.cleared, view.pending
+        s.plays = list(view.plays)
+        s.cheats = list(view.cheats)
+        for rec in s.cheats:
+            s.cheat_cards |= 1 << rec[1]
     # s.log stays None: a sampled deal keeps no history (search pays nothing).
     if s.phase != OVER:
         s.order = s._throw_order()
