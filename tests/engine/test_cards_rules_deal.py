@@ -561,7 +561,7 @@ def test_action_json_fields():
     assert b.to_json()["cards"] == ["TS", "TD", "TH"]  # canonical, suit order S C D H
     assert Action.from_json({"seat": 2, "type": "take"}) == Action(2, Kind.TAKE, 0, -1)
     assert [k.label for k in Kind] == [
-        "attack", "defend", "throw", "take", "pass", "transfer", "show_trump"
+        "attack", "defend", "throw", "take", "pass", "transfer", "show_trump", "accuse"
     ]  # fmt: skip
 
 
