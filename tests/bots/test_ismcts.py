@@ -78,7 +78,7 @@ def test_the_core_refuses_bad_search_input() -> None:
         eps=0.05,
         rollout_cap=3000,
         time_cap=5.0,
-        style=(1, 1, 1, 1, 0.0),
+        style=(1, 1, 1, 1, 0.0, 0.6),
     )
     best, info = search(**args)
     assert 0 <= best < len(view.legal) and info["iterations"] == 10

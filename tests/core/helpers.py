@@ -40,6 +40,7 @@ def assert_same(ref: GameState, mine: Any, context: str) -> None:
             "uncovered", "table_ranks", "phase", "to_move", "attacker", "defender",
             "starter", "limit", "taking", "passed", "shown", "order", "active", "out",
             "result", "rounds", "bitos", "last_play", "history_len", "seen",
+            "marked", "cleared", "pending", "plays", "cheats",
         ]  # fmt: skip
         diff = [
             f"{n}: core {g!r} != reference {e!r}"
@@ -68,10 +69,17 @@ def lockstep(
     mine = core.from_state(state)
     assert_same(state, mine, "conversion")
     positions = 0
+    cheating = state.rules.cheating
     while not state.game_over and positions < limit:
         legal = state.legal_actions()
         got = mine.legal()
         assert got == [tuple(a) for a in legal], f"legal sets differ at action {state.history_len}"
+        if cheating:  # accusations (and last-call passes) out of turn, every seat
+            for seat in range(state.n):
+                if seat != state.to_move:
+                    others = [tuple(a) for a in state.legal_actions_for(seat)]
+                    assert mine.legal_for(seat) == others, f"seat {seat}'s actions differ"
+                    legal = legal + state.legal_actions_for(seat)
         if every_successor:
             for a in legal:
                 ref_child = state.copy()

@@ -36,7 +36,7 @@ def test_rules_reach_the_core_with_every_option():
     covered = {
         "players", "deck", "variant", "lead_multiple", "first_round_cap", "throw_in",
         "transfer_show_trump", "teams", "first_attacker", "pogony", "repetition_draw",
-        "throw_in_after_take",
+        "throw_in_after_take", "cheating",
     }  # fmt: skip
     # first_attacker only decides the deal's first attacker, which from_state takes
     # from the reference state; every other option changes how the core plays.

@@ -117,10 +117,16 @@ def _candidates(state: GameState, rng: random.Random) -> list[tuple[int, int, in
     """Actions near the legal ones and far from them: every kind, every seat,
     wrong targets, foreign cards, several cards, no cards."""
     out = [tuple(a) for a in state.legal_actions()]
+    if state.rules.cheating:
+        for seat in range(state.n):
+            out += [tuple(a) for a in state.legal_actions_for(seat)]
+            on_table = state.att + [d for d in state.dfn if d >= 0]
+            for c in on_table[:3]:  # own cards, cleared cards, cards of others
+                out.append((seat, 7, 1 << c, -1))
     hand_of = state.hands
     for _ in range(40):
         seat = rng.randrange(-1, state.n + 1)
-        kind = rng.randrange(0, 7)
+        kind = rng.randrange(0, 8)
         pool = hand_of[seat] if 0 <= seat < state.n and rng.random() < 0.8 else rng.getrandbits(52)
         cards = 0
         for _ in range(rng.choice([0, 1, 1, 1, 2, 3])):
@@ -192,7 +198,35 @@ def test_malformed_fields_are_refused_not_crashed():
         with pytest.raises((ValueError, OverflowError)):
             core._require().from_fields(rules, tuple(broken))
     with pytest.raises(ValueError):
-        core._require().from_fields((9, 36, 0, 1, 0, 0, 0, 0, 1, 1, 1), tuple(fields))
+        core._require().from_fields((9, 36, 0, 1, 0, 0, 0, 0, 1, 1, 1, 0), tuple(fields))
+
+
+def test_malformed_cheating_fields_are_refused():
+    """Plays must be exactly the cards on the table, by real seats; cheat
+    records must point into them (else a take-back would go wrong in memory)."""
+    rules = Rules(players=2, cheating=True)
+    state = GameState.from_seed(rules, 3)
+    state.do(state.legal_actions()[0])  # a lead: cards on the table
+    fields = list(core.fields_of(state))
+    rt = core.rules_tuple(rules)
+    core._require().from_fields(rt, tuple(fields))  # the real thing is fine
+    card = state.att[0]
+    bad_cases = [
+        (31, ()),  # cards on the table that nobody played
+        (31, (card | 7 << 6,)),  # a seat that does not exist
+        (31, ((card + 1) % 52,)),  # a card that is not on the table
+        (31, (card, card)),  # twice
+        (31, (card | 1 << 9,)),  # an attack card called a cover
+        (32, ((5, card, 0, 0, 0, 0, 1, 6, False, 0, 0, 0, ()),)),  # points past the plays
+        (32, ((0, 51 - card, 0, 0, 0, 0, 1, 6, False, 0, 0, 0, ()),)),  # not on the table
+        (32, ((0, card, 9, 0, 0, 0, 1, 6, False, 0, 0, 0, ()),)),  # no such cheater
+        (28, 1 << 7),  # marks of seats that do not exist
+    ]
+    for index, value in bad_cases:
+        broken = list(fields)
+        broken[index] = value
+        with pytest.raises((ValueError, TypeError, OverflowError)):
+            core._require().from_fields(rt, tuple(broken))
 
 
 def test_mutated_fields_never_crash_the_core():
@@ -225,6 +259,6 @@ def test_mutated_fields_never_crash_the_core():
         if not mine.over:
             mine.legal()
             mine.copy().random_playout(i, 300)
-            mine.copy().policy_playout(i, (1, 1, 1, 1, 0.0), 0.05, 300)
+            mine.copy().policy_playout(i, (1, 1, 1, 1, 0.0, 0.6), 0.05, 300)
         mine.snapshot()
     assert accepted > 300

@@ -57,6 +57,9 @@ class Style:
     pairs: bool = True
     #: Chance of taking although a cover exists (a beginner's panic).
     random_take: float = 0.0
+    #: Cheating tables (rule 13): in the last call, the chance of calling out a
+    #: cheat on the table (the simulated players of a search's rollouts).
+    attention: float = 0.6
 
 
 SOLID: Final = Style()

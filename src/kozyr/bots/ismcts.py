@@ -63,7 +63,7 @@ class IsmctsConfig(NamedTuple):
     fallback_steps: int = 4
 
 
-def style_tuple(style: Style) -> tuple[int, int, int, int, float]:
+def style_tuple(style: Style) -> tuple[int, int, int, int, float, float]:
     """A heuristic style as the core reads it."""
     return (
         int(style.trump_aware),
@@ -71,6 +71,7 @@ def style_tuple(style: Style) -> tuple[int, int, int, int, float]:
         int(style.counting),
         int(style.pairs),
         style.random_take,
+        style.attention,
     )
 
 

@@ -17,7 +17,7 @@ from typing import Final
 
 from kozyr.engine.actions import Action, Kind, fast_action
 from kozyr.engine.cards import CARD_RANK, RANK_MASK
-from kozyr.engine.state import DEFEND, LEAD, OVER, GameState, Result
+from kozyr.engine.state import DEFEND, LAST_CALL, LEAD, OVER, PLAY_SEAT_SHIFT, GameState, Result
 
 from .heuristics import SOLID, Style, Tables, choose_defense, choose_lead, choose_throw, tables
 from .public import state_threat
@@ -30,6 +30,7 @@ _THROW: Final = Kind.THROW
 _PASS: Final = Kind.PASS
 _TRANSFER: Final = Kind.TRANSFER
 _SHOW: Final = Kind.SHOW_TRUMP
+_ACCUSE: Final = Kind.ACCUSE
 
 
 def policy_action(state: GameState, t: Tables, style: Style, u: float) -> Action:
@@ -63,6 +64,8 @@ def _policy(
         return choose_defense(
             seat, hand, att, state.dfn, state.beaters, t, deck_count, transfers, style, u
         )
+    if phase == LAST_CALL:
+        return last_call(state, seat, style, u)
     # THROW
     threat = -1
     if deck_count == 0 and style.counting:
@@ -72,6 +75,16 @@ def _policy(
     )
     if card:
         return fast_action(seat, _THROW, card)
+    return fast_action(seat, _PASS)
+
+
+def last_call(state: GameState, seat: int, style: Style, u: float) -> Action:
+    """Rule 13's last call: with chance ``style.attention`` call out the oldest
+    cheat on the table that somebody else played, else pass."""
+    if u < style.attention:
+        for rec in state.cheats:
+            if rec[2] != seat:
+                return fast_action(seat, _ACCUSE, 1 << rec[1])
     return fast_action(seat, _PASS)
 
 

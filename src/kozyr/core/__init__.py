@@ -63,6 +63,7 @@ def rules_tuple(rules: Rules) -> tuple[int, ...]:
         int(rules.pogony),
         int(rules.repetition_draw),
         int(rules.throw_in_after_take),
+        int(rules.cheating),
     )
 
 
@@ -103,7 +104,17 @@ def fields_of(state: GameState) -> tuple[Any, ...]:
         state.last_play,
         state.history_len,
         tuple((tuple(hands), attacker, cap) for hands, attacker, cap in state.seen),
+        state.marked,
+        state.cleared,
+        state.pending,
+        tuple(state.plays),
+        tuple(_cheat_tuple(rec) for rec in state.cheats),
     )
+
+
+def _cheat_tuple(rec: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A cheat record (``GameState._note_play``) with its throw order as a tuple."""
+    return (*rec[:-1], tuple(rec[-1]))
 
 
 def _require() -> Any:

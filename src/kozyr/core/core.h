@@ -14,13 +14,15 @@
 
 #define K_MAX_PLAYERS 6
 #define K_MAX_TABLE 12
-#define K_MAX_ACTIONS 640
+/* A lead alongside (rule 13) at a cheating table is the widest list: with a
+ * 51-card hand at most ~9,000 actions. */
+#define K_MAX_ACTIONS 10240
 #define K_HAND_SIZE 6
 #define K_ATTACK_CAP 6
 #define K_FIRST_ROUND_CAP 5
 
-enum { P_LEAD = 0, P_DEFEND = 1, P_THROW = 2, P_OVER = 3 };
-enum { A_ATTACK = 0, A_DEFEND = 1, A_THROW = 2, A_TAKE = 3, A_PASS = 4, A_TRANSFER = 5, A_SHOW = 6 };
+enum { P_LEAD = 0, P_DEFEND = 1, P_THROW = 2, P_OVER = 3, P_LAST_CALL = 4 };
+enum { A_ATTACK = 0, A_DEFEND = 1, A_THROW = 2, A_TAKE = 3, A_PASS = 4, A_TRANSFER = 5, A_SHOW = 6, A_ACCUSE = 7 };
 enum { FRC_OFF = 0, FRC_FIRST_ROUND = 1, FRC_UNTIL_BITO = 2 };
 
 typedef struct {
@@ -35,6 +37,7 @@ typedef struct {
     int8_t pogony;
     int8_t repetition_draw;
     int8_t throw_in_after_take;
+    int8_t cheating;
 } KRules;
 
 typedef struct {
@@ -43,6 +46,19 @@ typedef struct {
     int8_t target; /* -1 unless defend */
     uint64_t cards;
 } KAction;
+
+/* A play on the table (GameState.plays): card | seat << 6 | PLAY_COVER. */
+#define K_PLAY_SEAT_SHIFT 6
+#define K_PLAY_COVER (1 << 9)
+
+/* One cheat on the table (GameState.cheats): where its action began in plays,
+ * the card, the cheater and the round's fields just before it (rule 13). */
+typedef struct {
+    int8_t index, card, cheater, phase, to_move, attacker, defender, limit, taking;
+    uint8_t passed, shown;
+    int8_t order[K_MAX_PLAYERS], order_len;
+    uint64_t last_play;
+} KCheat;
 
 /* One round-start position of the repetition rule: hands, attacker, cap.  The
  * history is an immutable linked list shared between copies (reference counted). */
@@ -80,6 +96,12 @@ typedef struct {
     int32_t rounds, bitos, history_len;
     uint64_t last_play;
     KPos *seen; /* newest first; NULL: empty */
+    /* cheating tables (rule 13) */
+    uint8_t marked, pending;
+    uint64_t cheat_cards, cleared;
+    int16_t plays[K_MAX_TABLE];
+    int8_t plays_len, cheats_len;
+    KCheat cheats[K_MAX_TABLE];
 } KState;
 
 extern uint64_t K_RANK_MASK[13];
@@ -108,6 +130,8 @@ void k_setup_team(KState *s);
 void k_refresh_order(KState *s);
 
 int k_legal(const KState *s, KAction *out);
+/* GameState.legal_actions_for: the turn's actions, or accusations out of turn. */
+int k_legal_for(const KState *s, int seat, KAction *out);
 int k_is_legal(const KState *s, const KAction *a);
 void k_do(KState *s, const KAction *a);
 int k_cap(const KState *s);
@@ -134,6 +158,7 @@ int k_random_playout(KState *s, KRng *g, int cap);
 typedef struct {
     int8_t trump_aware, take_early, counting, pairs;
     double random_take;
+    double attention; /* rule 13: the chance of calling out a cheat in the last call */
 } KStyle;
 
 typedef struct {

@@ -38,8 +38,11 @@ void k_pos_decref(KPos *p) {
     }
 }
 
+#include <stddef.h>
+
 void k_copy(KState *dst, const KState *src) {
-    memcpy(dst, src, sizeof(KState));
+    /* The cheat records in use only: most tables have none. */
+    memcpy(dst, src, offsetof(KState, cheats) + sizeof(KCheat) * (size_t)src->cheats_len);
     if (dst->seen) dst->seen->refs++;
 }
 
@@ -213,6 +216,11 @@ static void end_round(KState *s) {
     s->table_len = 0;
     s->uncovered = 0;
     s->table_ranks = 0;
+    if (s->r.cheating) {
+        s->plays_len = s->cheats_len = 0;
+        s->cheat_cards = s->cleared = 0;
+        s->pending = 0;
+    }
     s->rounds++;
     int8_t order[K_MAX_PLAYERS + 1];
     int len = 0, x = s->starter;
@@ -251,20 +259,76 @@ static void end_round(KState *s) {
     if (s->r.repetition_draw) count_position(s, took && s->stock_len == left);
 }
 
+/* GameState._may_accuse */
+static uint8_t may_accuse(const KState *s) {
+    unsigned may = 0;
+    for (int i = 0; i < s->plays_len; i++) {
+        int p = s->plays[i];
+        if (!(s->cleared >> (p & 63) & 1)) may |= ~(1u << (p >> K_PLAY_SEAT_SHIFT & 7));
+    }
+    return (uint8_t)(may & s->active);
+}
+
+/* GameState._next_in_last_call */
+static void next_in_last_call(KState *s) {
+    int n = s->n, x = s->defender;
+    for (int i = 0; i < n; i++) {
+        if (s->pending >> x & 1) {
+            s->to_move = x;
+            return;
+        }
+        x = x + 1 < n ? x + 1 : 0;
+    }
+}
+
+/* GameState._close_round */
+static void close_round(KState *s) {
+    if (s->r.cheating) {
+        s->pending = may_accuse(s);
+        if (s->pending) {
+            s->phase = P_LAST_CALL;
+            next_in_last_call(s);
+            return;
+        }
+    }
+    end_round(s);
+}
+
 /* GameState._after_cover_or_pass */
 static void after_cover_or_pass(KState *s) {
     if (s->table_len < s->limit) {
         uint64_t ranks = s->table_ranks;
+        unsigned free_ = s->r.cheating ? ~(unsigned)s->marked : 0;
         for (int i = 0; i < s->order_len; i++) {
             int x = s->order[i];
-            if (!(s->passed >> x & 1) && (s->hands[x] & ranks)) {
+            if (!(s->passed >> x & 1) && ((s->hands[x] & ranks) || ((free_ >> x & 1) && s->hands[x]))) {
                 s->phase = P_THROW;
                 s->to_move = x;
                 return;
             }
         }
     }
-    end_round(s);
+    close_round(s);
+}
+
+/* _lead_cheat: the cheat card of a lead, -1 for a fair lead or no cheating lead. */
+static int lead_cheat(uint64_t cards) {
+    int r1 = -1, r2 = -1, n1 = 0, n2 = 0, c1 = -1, c2 = -1;
+    for (uint64_t m = cards; m; m &= m - 1) {
+        int c = k_low(m), r = k_rank(c);
+        if (r1 < 0 || r == r1) { r1 = r; n1++; c1 = c; }
+        else if (r2 < 0 || r == r2) { r2 = r; n2++; c2 = c; }
+        else return -1;
+    }
+    if (r2 < 0) return -1;
+    if (r1 > r2) { /* make rank 1 the lower */
+        int t = r1; r1 = r2; r2 = t;
+        t = n1; n1 = n2; n2 = t;
+        t = c1; c1 = c2; c2 = t;
+    }
+    if (n2 == 1) return c2;
+    if (n1 == 1) return c1;
+    return -1;
 }
 
 /* GameState._transfer */
@@ -278,6 +342,98 @@ static void transfer(KState *s, int seat) {
     s->to_move = nd;
 }
 
+/* GameState._note_play */
+static void note_play(KState *s, int seat, int kind, uint64_t cards, int target) {
+    int cheat = -1;
+    if (kind == A_DEFEND) {
+        if (!(cards & K_BEATERS[s->trump_suit][target])) cheat = k_high(cards);
+    } else if (kind == A_THROW) {
+        if (!(cards & s->table_ranks)) cheat = k_high(cards);
+    } else if (kind == A_ATTACK) {
+        cheat = lead_cheat(cards);
+    }
+    if (cheat >= 0) {
+        KCheat *c = &s->cheats[s->cheats_len++];
+        c->index = s->plays_len; c->card = cheat; c->cheater = seat;
+        c->phase = s->phase; c->to_move = s->to_move; c->attacker = s->attacker;
+        c->defender = s->defender; c->limit = s->limit; c->taking = s->taking;
+        c->passed = s->passed; c->shown = s->shown; c->last_play = s->last_play;
+        memcpy(c->order, s->order, sizeof c->order);
+        c->order_len = s->order_len;
+        s->cheat_cards |= 1ULL << cheat;
+    }
+    int tag = seat << K_PLAY_SEAT_SHIFT;
+    if (kind == A_DEFEND) {
+        s->plays[s->plays_len++] = (int16_t)(k_high(cards) | tag | K_PLAY_COVER);
+        return;
+    }
+    for (; cards; cards &= cards - 1) s->plays[s->plays_len++] = (int16_t)(k_low(cards) | tag);
+}
+
+static void decline(KState *s, int seat) {
+    if (seat >= 0) s->pending &= ~(1 << seat);
+    if (s->pending) next_in_last_call(s);
+    else end_round(s);
+}
+
+/* GameState._take_back */
+static void take_back(KState *s, const KCheat *c) {
+    int index = c->index, cheater = c->cheater;
+    s->phase = c->phase; s->to_move = c->to_move; s->attacker = c->attacker;
+    s->defender = c->defender; s->limit = c->limit; s->taking = c->taking;
+    s->passed = c->passed; s->shown = c->shown; s->last_play = c->last_play;
+    memcpy(s->order, c->order, sizeof s->order);
+    s->order_len = c->order_len;
+    for (int i = index; i < s->plays_len; i++) {
+        int p = s->plays[i], card = p & 63, owner = p >> K_PLAY_SEAT_SHIFT & 7;
+        s->hands[owner] |= 1ULL << card;
+        s->known[owner] |= 1ULL << card;
+        if (p & K_PLAY_COVER)
+            for (int j = 0; j < s->table_len; j++)
+                if (s->dfn[j] == card) { s->dfn[j] = -1; break; }
+    }
+    s->plays_len = index;
+    int keep = 0;
+    uint64_t table = 0, ranks = 0;
+    for (int i = 0; i < index; i++) {
+        int p = s->plays[i];
+        if (!(p & K_PLAY_COVER)) keep++;
+        table |= 1ULL << (p & 63);
+        ranks |= K_RANK_MASK[k_rank(p & 63)];
+    }
+    s->table_len = keep;
+    int unc = 0;
+    for (int j = 0; j < keep; j++) unc += s->dfn[j] < 0;
+    s->uncovered = unc;
+    s->table_ranks = ranks;
+    s->cleared &= table;
+    s->pending = 0;
+    s->marked |= 1 << cheater;
+    if (s->phase == P_THROW) after_cover_or_pass(s);
+}
+
+/* GameState._accuse */
+static void accuse(KState *s, int seat, int card) {
+    if (s->cheat_cards >> card & 1) {
+        int k = 0;
+        while (s->cheats[k].card != card) k++;
+        KCheat c = s->cheats[k]; /* take_back may not read a record it is dropping */
+        s->cheats_len = k;
+        uint64_t cc = 0;
+        for (int i = 0; i < k; i++) cc |= 1ULL << s->cheats[i].card;
+        s->cheat_cards = cc;
+        take_back(s, &c);
+        return;
+    }
+    s->marked |= 1 << seat;
+    s->cleared |= 1ULL << card;
+    if (s->phase == P_THROW) after_cover_or_pass(s);
+    else if (s->phase == P_LAST_CALL) {
+        s->pending &= may_accuse(s);
+        decline(s, -1);
+    }
+}
+
 /* GameState.do */
 void k_do(KState *s, const KAction *a) {
     int seat = a->seat, kind = a->kind;
@@ -285,22 +441,30 @@ void k_do(KState *s, const KAction *a) {
     s->history_len++;
     switch (kind) {
     case A_PASS:
+        if (s->phase == P_LAST_CALL) {
+            decline(s, seat);
+            return;
+        }
         s->passed |= 1 << seat;
         after_cover_or_pass(s);
         return;
     case A_TAKE:
         s->taking = 1;
         if (s->r.throw_in_after_take) after_cover_or_pass(s);
-        else end_round(s);
+        else close_round(s);
         return;
     case A_SHOW:
         s->known[seat] |= cards;
         s->shown |= 1 << seat;
         transfer(s, seat);
         return;
+    case A_ACCUSE:
+        accuse(s, seat, k_high(cards));
+        return;
     default:
         break;
     }
+    if (s->r.cheating) note_play(s, seat, kind, cards, a->target);
     s->hands[seat] &= ~cards;
     s->known[seat] &= ~cards;
     s->passed = 0;
@@ -359,9 +523,46 @@ static int can_transfer(const KState *s) {
     return s->r.perevodnoy && !s->taking && s->uncovered == s->table_len;
 }
 
+/* GameState._attack_rank */
+static int attack_rank(const KState *s) {
+    for (int i = 0; i < s->table_len; i++)
+        if (!(s->cheat_cards >> s->att[i] & 1)) return k_rank(s->att[i]);
+    return k_rank(s->att[0]);
+}
+
+/* GameState._add_accusations */
+static void push_accusations(const KState *s, int seat, KAction *out, int *k) {
+    if (!(s->active >> seat & 1)) return;
+    for (int i = 0; i < s->plays_len; i++) {
+        int p = s->plays[i], c = p & 63;
+        if ((p >> K_PLAY_SEAT_SHIFT & 7) != seat && !(s->cleared >> c & 1))
+            push(out, k, seat, A_ACCUSE, 1ULL << c, -1);
+    }
+}
+
+/* GameState._add_cheating_leads */
+static void push_cheating_leads(int seat, uint64_t hand, int limit, KAction *out, int *k) {
+    for (int r = 0; r < 13; r++) {
+        uint64_t same = hand & K_RANK_MASK[r];
+        if (!same) continue;
+        uint64_t others = hand & ~K_RANK_MASK[r];
+        uint64_t sub = 0;
+        do { /* _subsets(same, limit - 1), ascending */
+            sub = (sub - same) & same;
+            if (!sub || k_pop(sub) > limit - 1) continue;
+            int single = k_pop(sub) == 1;
+            for (uint64_t rest = others; rest; rest &= rest - 1) {
+                uint64_t low = rest & -rest;
+                if (single && k_rank(k_low(low)) < r) continue;
+                push(out, k, seat, A_ATTACK, sub | low, -1);
+            }
+        } while (sub != same);
+    }
+}
+
 static void transfer_options(const KState *s, int seat, uint64_t *same, int *room, uint64_t *show) {
     uint64_t hand = s->hands[seat];
-    int rank = k_rank(s->att[0]);
+    int rank = attack_rank(s);
     int nd = next_opponent(s, s->defender);
     *room = imin(k_cap(s), k_pop(s->hands[nd])) - s->table_len;
     *show = 0;
@@ -381,6 +582,12 @@ int k_legal(const KState *s, KAction *out) {
             push(out, &k, seat, A_THROW, cards & -cards, -1);
             cards &= cards - 1;
         }
+        if (s->r.cheating) {
+            if (!(s->marked >> seat & 1))
+                for (cards = s->hands[seat] & ~s->table_ranks; cards; cards &= cards - 1)
+                    push(out, &k, seat, A_THROW, cards & -cards, -1);
+            push_accusations(s, seat, out, &k);
+        }
         return k;
     }
     case P_DEFEND: {
@@ -395,6 +602,11 @@ int k_legal(const KState *s, KAction *out) {
                     cover &= cover - 1;
                 }
             }
+        if (s->r.cheating && !(s->marked >> seat & 1))
+            for (int i = 0; i < s->table_len; i++)
+                if (s->dfn[i] < 0)
+                    for (uint64_t cover = hand & ~beaters[s->att[i]]; cover; cover &= cover - 1)
+                        push(out, &k, seat, A_DEFEND, cover & -cover, s->att[i]);
         if (can_transfer(s)) {
             uint64_t same, show;
             int room;
@@ -402,6 +614,7 @@ int k_legal(const KState *s, KAction *out) {
             push_subsets(out, &k, seat, A_TRANSFER, same, room);
             if (show) push(out, &k, seat, A_SHOW, show, -1);
         }
+        if (s->r.cheating) push_accusations(s, seat, out, &k);
         return k;
     }
     case P_LEAD: {
@@ -419,11 +632,27 @@ int k_legal(const KState *s, KAction *out) {
                 }
             }
         }
+        if (s->r.cheating && s->r.lead_multiple && s->limit > 1 && !(s->marked >> seat & 1))
+            push_cheating_leads(seat, hand, s->limit, out, &k);
         return k;
     }
+    case P_LAST_CALL:
+        push(out, &k, seat, A_PASS, 0, -1);
+        push_accusations(s, seat, out, &k);
+        return k;
     default:
         return 0;
     }
+}
+
+int k_legal_for(const KState *s, int seat, KAction *out) {
+    if (seat == s->to_move) return k_legal(s, out);
+    int k = 0;
+    if (s->r.cheating && s->phase != P_OVER && seat >= 0 && seat < s->n) {
+        if (s->phase == P_LAST_CALL && (s->pending >> seat & 1)) push(out, &k, seat, A_PASS, 0, -1);
+        push_accusations(s, seat, out, &k);
+    }
+    return k;
 }
 
 /* Legal exactly when it is in the legal list (the list is complete: every
@@ -431,7 +660,7 @@ int k_legal(const KState *s, KAction *out) {
 int k_is_legal(const KState *s, const KAction *a) {
     if (s->phase == P_OVER) return 0;
     KAction acts[K_MAX_ACTIONS];
-    int k = k_legal(s, acts);
+    int k = k_legal_for(s, a->seat, acts);
     for (int i = 0; i < k; i++)
         if (acts[i].seat == a->seat && acts[i].kind == a->kind && acts[i].cards == a->cards &&
             acts[i].target == a->target)

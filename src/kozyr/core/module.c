@@ -33,10 +33,10 @@ const KState *k_state_of(PyObject *obj) {
 
 /* ------------------------------------------------------------ helpers */
 static int read_rules(PyObject *t, KRules *r) {
-    int v[11];
+    int v[12];
     if (!k_require_tuple(t, "the rules")) return 0;
-    if (!PyArg_ParseTuple(t, "iiiiiiiiiii", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
-                          &v[8], &v[9], &v[10]))
+    if (!PyArg_ParseTuple(t, "iiiiiiiiiiii", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
+                          &v[8], &v[9], &v[10], &v[11]))
         return 0;
     if (v[0] < 2 || v[0] > K_MAX_PLAYERS || (v[1] != 24 && v[1] != 36 && v[1] != 52) ||
         v[0] * K_HAND_SIZE > v[1] || v[4] < 0 || v[4] > 2 ||
@@ -48,14 +48,16 @@ static int read_rules(PyObject *t, KRules *r) {
     r->first_round_cap = v[4]; r->neighbours = v[5] != 0; r->show_trump = v[6] != 0;
     r->team_count = v[7]; r->pogony = v[8] != 0; r->repetition_draw = v[9] != 0;
     r->throw_in_after_take = v[10] != 0;
+    r->cheating = v[11] != 0;
     return 1;
 }
 
 static int read_style(PyObject *t, KStyle *st) {
     int a, b, c, d;
-    double rt;
-    if (!k_require_tuple(t, "a style") || !PyArg_ParseTuple(t, "iiiid", &a, &b, &c, &d, &rt))
+    double rt, att;
+    if (!k_require_tuple(t, "a style") || !PyArg_ParseTuple(t, "iiiidd", &a, &b, &c, &d, &rt, &att))
         return 0;
+    st->attention = att;
     st->trump_aware = a != 0; st->take_early = b != 0; st->counting = c != 0; st->pairs = d != 0;
     st->random_take = rt;
     return 1;
@@ -90,6 +92,28 @@ static PyObject *seat_or_none(int v) {
     return PyLong_FromLong(v);
 }
 
+/* plays and cheats as GameState keeps them (rule 13). */
+static PyObject *plays_tuple(const KState *s) {
+    PyObject *t = PyTuple_New(s->plays_len);
+    if (!t) return NULL;
+    for (int i = 0; i < s->plays_len; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLong(s->plays[i]));
+    return t;
+}
+
+static PyObject *cheats_tuple(const KState *s) {
+    PyObject *t = PyTuple_New(s->cheats_len);
+    if (!t) return NULL;
+    for (int i = 0; i < s->cheats_len; i++) {
+        const KCheat *c = &s->cheats[i];
+        PyTuple_SET_ITEM(t, i, Py_BuildValue("(iiiiiiiiOiiKN)", c->index, c->card, c->cheater,
+                                             c->phase, c->to_move, c->attacker, c->defender,
+                                             c->limit, c->taking ? Py_True : Py_False, c->passed,
+                                             c->shown, (unsigned long long)c->last_play,
+                                             small_tuple(c->order, c->order_len)));
+    }
+    return t;
+}
+
 /* ------------------------------------------------------------ snapshot */
 static PyObject *State_snapshot(StateObject *self, PyObject *Py_UNUSED(ignored)) {
     KState *s = &self->s;
@@ -113,14 +137,15 @@ static PyObject *State_snapshot(StateObject *self, PyObject *Py_UNUSED(ignored))
     for (KPos *p = s->seen; p; p = p->prev)
         PyTuple_SET_ITEM(seen, --i, Py_BuildValue("(Nii)", mask_tuple(p->hands, n), p->attacker, p->cap));
     return Py_BuildValue(
-        "(NNNiNKNNiKiNiiiiOiiNiNNiiKiN)", mask_tuple(s->hands, n), mask_tuple(s->known, n),
+        "(NNNiNKNNiKiNiiiiOiiNiNNiiKiNiKiNN)", mask_tuple(s->hands, n), mask_tuple(s->known, n),
         small_tuple(s->stock, s->stock_len), s->trump, seat_or_none(s->trump_holder),
         (unsigned long long)s->discard, small_tuple(s->att, s->table_len),
         small_tuple(s->dfn, s->table_len), s->uncovered, (unsigned long long)s->table_ranks,
         s->phase, seat_or_none(s->to_move), s->attacker, s->defender, s->starter, s->limit,
         s->taking ? Py_True : Py_False, s->passed, s->shown, small_tuple(s->order, s->order_len),
         s->active, small_tuple(s->out, s->out_len), result, s->rounds, s->bitos,
-        (unsigned long long)s->last_play, s->history_len, seen);
+        (unsigned long long)s->last_play, s->history_len, seen, s->marked,
+        (unsigned long long)s->cleared, s->pending, plays_tuple(s), cheats_tuple(s));
 }
 
 static int read_masks(PyObject *seq, uint64_t *out, int n, const char *what) {
@@ -177,14 +202,99 @@ static int seat_value(PyObject *o, int n, int8_t *out) {
     return 1;
 }
 
+/* Fields 28-32 (rule 13): marked, cleared, pending, plays, cheats.  The plays
+ * must be exactly the cards on the table (so the table's bounds hold them),
+ * and each cheat record must point into them. */
+static int read_cheating(PyObject *f, KState *s) {
+    int n = s->n;
+    long marked = PyLong_AsLong(PyTuple_GET_ITEM(f, 28));
+    if (PyErr_Occurred()) return 0;
+    s->cleared = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(f, 29));
+    if (PyErr_Occurred()) return 0;
+    long pending = PyLong_AsLong(PyTuple_GET_ITEM(f, 30));
+    if (PyErr_Occurred()) return 0;
+    if (marked < 0 || marked > 63 || pending < 0 || pending > 63 || s->cleared >> 52) {
+        PyErr_SetString(PyExc_ValueError, "core: bad cheating fields");
+        return 0;
+    }
+    s->marked = (uint8_t)marked;
+    s->pending = (uint8_t)pending;
+    PyObject *plays = PySequence_Fast(PyTuple_GET_ITEM(f, 31), "plays");
+    if (!plays) return 0;
+    Py_ssize_t np = PySequence_Fast_GET_SIZE(plays);
+    uint64_t table = 0, covers = 0, seen = 0;
+    for (int i = 0; i < s->table_len; i++) {
+        table |= 1ULL << s->att[i];
+        if (s->dfn[i] >= 0) { table |= 1ULL << s->dfn[i]; covers |= 1ULL << s->dfn[i]; }
+    }
+    int bad = np > K_MAX_TABLE;
+    for (Py_ssize_t i = 0; !bad && i < np; i++) {
+        long p = PyLong_AsLong(PySequence_Fast_GET_ITEM(plays, i));
+        if (PyErr_Occurred()) { Py_DECREF(plays); return 0; }
+        int c = (int)(p & 63), owner = (int)(p >> K_PLAY_SEAT_SHIFT & 7);
+        if (p < 0 || p >= 2 * K_PLAY_COVER || c > 51 || owner >= n || (seen >> c & 1) ||
+            !(table >> c & 1) || ((covers >> c & 1) != ((p & K_PLAY_COVER) != 0))) bad = 1;
+        seen |= 1ULL << (c & 63);
+        s->plays[i] = (int16_t)p;
+    }
+    Py_DECREF(plays);
+    if (bad || (np && seen != table) || (!np && s->r.cheating && table)) {
+        PyErr_SetString(PyExc_ValueError, "core: plays must list the cards on the table");
+        return 0;
+    }
+    s->plays_len = (int8_t)np;
+    PyObject *cheats = PySequence_Fast(PyTuple_GET_ITEM(f, 32), "cheats");
+    if (!cheats) return 0;
+    Py_ssize_t nc = PySequence_Fast_GET_SIZE(cheats);
+    if (nc > np) bad = 1;
+    int last = 0;
+    for (Py_ssize_t i = 0; !bad && i < nc; i++) {
+        PyObject *rec = PySequence_Fast_GET_ITEM(cheats, i), *taking, *order;
+        int v[8], passed, shown;
+        unsigned long long last_play;
+        KCheat *c = &s->cheats[i];
+        if (!k_require_tuple(rec, "a cheat record") ||
+            !PyArg_ParseTuple(rec, "iiiiiiiiOiiKO", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+                              &v[7], &taking, &passed, &shown, &last_play, &order)) {
+            Py_DECREF(cheats);
+            return 0;
+        }
+        if (v[0] < last || v[0] >= np || v[1] < 0 || v[1] > 51 || !(seen >> v[1] & 1) ||
+            (s->cheat_cards >> v[1] & 1) || v[2] < 0 || v[2] >= n || v[3] < 0 || v[3] > 2 ||
+            v[4] < 0 || v[4] >= n || v[5] < 0 || v[5] >= n || v[6] < 0 || v[6] >= n || v[7] < 0 ||
+            v[7] > K_ATTACK_CAP || passed < 0 || passed > 63 || shown < 0 || shown > 63 ||
+            last_play >> 52) {
+            bad = 1;
+            break;
+        }
+        last = v[0];
+        c->index = v[0]; c->card = v[1]; c->cheater = v[2]; c->phase = v[3]; c->to_move = v[4];
+        c->attacker = v[5]; c->defender = v[6]; c->limit = v[7];
+        c->taking = PyObject_IsTrue(taking) == 1;
+        c->passed = passed; c->shown = shown; c->last_play = last_play;
+        if (!read_small(order, c->order, K_MAX_PLAYERS, 0, n - 1, &c->order_len, "a cheat's order")) {
+            Py_DECREF(cheats);
+            return 0;
+        }
+        s->cheat_cards |= 1ULL << c->card;
+        s->cheats_len = (int8_t)(i + 1);
+    }
+    Py_DECREF(cheats);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "core: bad cheat record");
+        return 0;
+    }
+    return 1;
+}
+
 /* from_fields(rules, fields): a State from a snapshot-shaped tuple. */
 static PyObject *core_from_fields(PyObject *mod, PyObject *args) {
     PyObject *rules_t, *f;
     if (!PyArg_ParseTuple(args, "OO!", &rules_t, &PyTuple_Type, &f)) return NULL;
     KRules r;
     if (!read_rules(rules_t, &r)) return NULL;
-    if (PyTuple_GET_SIZE(f) != 28) {
-        PyErr_SetString(PyExc_ValueError, "core: fields must be a 28-tuple");
+    if (PyTuple_GET_SIZE(f) != 33) {
+        PyErr_SetString(PyExc_ValueError, "core: fields must be a 33-tuple");
         return NULL;
     }
     StateObject *o = new_state();
@@ -216,7 +326,7 @@ static PyObject *core_from_fields(PyObject *mod, PyObject *args) {
     INT(8, s->uncovered, 0, K_ATTACK_CAP);
     s->table_ranks = PyLong_AsUnsignedLongLong(ITEM(9));
     if (PyErr_Occurred()) goto fail;
-    INT(10, s->phase, 0, 3);
+    INT(10, s->phase, 0, 4);
     if (!seat_value(ITEM(11), n, &s->to_move)) goto fail;
     INT(12, s->attacker, 0, n - 1);
     INT(13, s->defender, 0, n - 1);
@@ -269,6 +379,7 @@ static PyObject *core_from_fields(PyObject *mod, PyObject *args) {
         Py_DECREF(seen);
     }
     (void)dummy;
+    if (!read_cheating(f, s)) goto fail;
     for (int i = 0; i < s->table_len; i++) {
         if (s->dfn[i] >= 0 && s->dfn[i] == s->att[i]) {
             PyErr_SetString(PyExc_ValueError, "core: a card covers itself");
@@ -330,10 +441,25 @@ static int read_action(PyObject *args, KAction *a) {
     unsigned long long cards;
     if (!PyArg_ParseTuple(args, "(iiKi)", &seat, &kind, &cards, &target)) return 0;
     a->seat = seat; a->kind = kind; a->cards = cards; a->target = target;
-    if (seat < -128 || seat > 127 || kind < 0 || kind > 6 || target < -1 || target > 51 || cards >> 52) {
+    if (seat < -128 || seat > 127 || kind < 0 || kind > 7 || target < -1 || target > 51 || cards >> 52) {
         a->kind = -1; /* never legal */
     }
     return 1;
+}
+
+static PyObject *State_legal_for(StateObject *self, PyObject *args) {
+    int seat;
+    if (!PyArg_ParseTuple(args, "i", &seat)) return NULL;
+    KAction acts[K_MAX_ACTIONS];
+    int k = k_legal_for(&self->s, seat, acts);
+    PyObject *list = PyList_New(k);
+    if (!list) return NULL;
+    for (int i = 0; i < k; i++) {
+        PyObject *t = action_tuple(&acts[i]);
+        if (!t) { Py_DECREF(list); return NULL; }
+        PyList_SET_ITEM(list, i, t);
+    }
+    return list;
 }
 
 static PyObject *State_is_legal(StateObject *self, PyObject *args) {
@@ -444,6 +570,7 @@ static PyMethodDef State_methods[] = {
     {"snapshot", (PyCFunction)State_snapshot, METH_NOARGS, "Every field, as a tuple (see kozyr.core)."},
     {"copy", (PyCFunction)State_copy, METH_NOARGS, "An independent copy."},
     {"legal", (PyCFunction)State_legal, METH_NOARGS, "The legal actions, reference order, as tuples."},
+    {"legal_for", (PyCFunction)State_legal_for, METH_VARARGS, "legal_for(seat): GameState.legal_actions_for"},
     {"is_legal", (PyCFunction)State_is_legal, METH_VARARGS, "is_legal((seat, kind, cards, target))"},
     {"apply", (PyCFunction)State_apply, METH_VARARGS, "apply((seat, kind, cards, target)); ValueError if illegal."},
     {"random_playout", (PyCFunction)State_random_playout, METH_VARARGS, "random_playout(seed[, cap]) -> actions played"},
@@ -455,7 +582,7 @@ static PyMethodDef State_methods[] = {
 };
 
 static PyGetSetDef State_getset[] = {
-    {"phase", (getter)State_get_phase, NULL, "0 lead, 1 defend, 2 throw, 3 over", NULL},
+    {"phase", (getter)State_get_phase, NULL, "0 lead, 1 defend, 2 throw, 3 over, 4 last call", NULL},
     {"to_move", (getter)State_get_to_move, NULL, "the seat to move or None", NULL},
     {"over", (getter)State_get_over, NULL, "True once the game has ended", NULL},
     {"history_len", (getter)State_get_history_len, NULL, "actions played", NULL},

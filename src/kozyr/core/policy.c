@@ -251,6 +251,16 @@ void k_policy_action(const KState *s, const KTables *t, const KStyle *st, double
         choose_defense(s, seat, hand, beaters, t, deck_count, transfers, ntr, st, u, out);
         return;
     }
+    if (s->phase == P_LAST_CALL) { /* rollout.last_call */
+        if (u < st->attention)
+            for (int i = 0; i < s->cheats_len; i++)
+                if (s->cheats[i].cheater != seat) {
+                    set_action(out, seat, A_ACCUSE, 1ULL << s->cheats[i].card, -1);
+                    return;
+                }
+        set_action(out, seat, A_PASS, 0, -1);
+        return;
+    }
     int64_t threat = -1;
     if (deck_count == 0 && st->counting) threat = state_threat(s, seat, s->defender);
     uint64_t card = choose_throw(hand, s->table_ranks, s->taking, t, deck_count, threat, beaters, st);

@@ -382,11 +382,11 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
     }
     {
         int a, b, cc, d;
-        double rt;
+        double rt, att;
         if (!k_require_tuple(style_o, "the style") ||
-            !PyArg_ParseTuple(style_o, "iiiid", &a, &b, &cc, &d, &rt))
+            !PyArg_ParseTuple(style_o, "iiiidd", &a, &b, &cc, &d, &rt, &att))
             goto done;
-        Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt}, bias};
+        Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att}, bias};
         Stats st = {0, 0, 0, 0};
         int best;
         Py_BEGIN_ALLOW_THREADS
