@@ -407,3 +407,29 @@ def test_help_lists_arena():
     )
     assert "arena" in out.stdout
     assert Path(__file__).parent.name == "arena"
+
+
+def test_cheating_tables_count_cheats_and_merge(tmp_path, capsys):
+    """Rule 13: each side's cheats, times caught, catches and false accusations
+    are in the table and the JSON, and parts merge to the whole run's counts."""
+    line_up = ("4", "1", "--rule", "cheating=true", "--seed", "2", "--workers", "1")
+    whole, first, rest = (str(tmp_path / name) for name in ("whole", "first", "rest"))
+    assert main(["arena", *line_up, "--deals", "8", "--save", whole, "--json"]) == 0
+    expected = json.loads(capsys.readouterr().out)
+    sides = expected["pairings"][0]["sides"]
+    counts = [side["cheating"] for side in sides]
+    assert all(c["false_accusations"] == 0 for c in counts)  # bots never accuse fair cards
+    assert sum(c["cheats"] for c in counts) > 0
+    assert counts[0]["caught"] == counts[1]["catches"]
+    assert counts[1]["caught"] == counts[0]["catches"]
+    assert main(["arena", *line_up, "--deals", "3", "--save", first, "--json"]) == 0
+    assert main(["arena", *line_up, "--deals", "8", "--first-deal", "3", "--save", rest]) == 0
+    capsys.readouterr()
+    assert main(["arena", "--merge", first, rest, "--json"]) == 0
+    merged = json.loads(capsys.readouterr().out)
+    assert [s["cheating"] for s in merged["pairings"][0]["sides"]] == counts
+    assert main(["arena", *line_up, "--deals", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Cheating" in out and "False acc." in out
+    assert main(["arena", "4", "1", "--deals", "2", "--seed", "2", "--workers", "1"]) == 0
+    assert "Cheating" not in capsys.readouterr().out  # honest tables print as before

@@ -97,7 +97,7 @@ def test_forced_move_is_instant() -> None:
     start = time.perf_counter()
     assert bot.choose(view) == view.legal[0]
     assert time.perf_counter() - start < 0.2  # no search at all (generous for busy CI)
-    assert isinstance(bot, IsmctsBot) and bot.last.method == "forced"
+    assert isinstance(bot.inner, IsmctsBot) and bot.last.method == "forced"  # type: ignore[attr-defined]
 
 
 def test_time_cap_is_a_safety_net() -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kozyr.engine.actions import Action
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
@@ -40,6 +41,9 @@ class GameResult(GameSlot):
     pogony: bool
     #: Abandoned after GAME_CAP actions (counted as a draw): see Played.
     unfinished: bool = False
+    #: Cheating tables (rule 13), per entrant: (cheats, caught, catches, false
+    #: accusations); () elsewhere.
+    cheating: tuple[tuple[int, int, int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,9 +87,10 @@ def play_slot(
                 "specs": [lineup[slot.seats[s]][0] for s in range(n)],
             }
         }
+    deal = Deal.from_seed(rules, slot.deal_seed)
     played = play_game(
         rules,
-        Deal.from_seed(rules, slot.deal_seed),
+        deal,
         bots,
         labels,
         record=save_dir is not None,
@@ -96,14 +101,40 @@ def play_slot(
         path = Path(save_dir) / record_name(slot)
         text = played.record.dumps(result.to_json() if result is not None else None)
         path.write_text(text + "\n", encoding="utf-8")
-    return game_result(slot, played.state)
+    return game_result(slot, played.state, deal)
 
 
-def game_result(slot: GameSlot, state: GameState) -> GameResult:
+def cheating_counts(
+    rules: Rules, deal: Deal, log: Sequence[Action], entrant_of: Sequence[int]
+) -> tuple[tuple[int, int, int, int], ...]:
+    """Per entrant (``entrant_of[seat]``): cheats made, cheats caught, cheats
+    caught by it, fair cards it accused — the game replayed from ``deal``."""
+    counts = [[0, 0, 0, 0] for _ in range(max(entrant_of) + 1)]
+    state = GameState.new(rules, deal)
+    for action in log:
+        event = state.cheat_event(action)
+        if event is not None:
+            verdict, seat, _card, other = event
+            if verdict == "cheat":
+                counts[entrant_of[seat]][0] += 1
+            elif verdict == "caught":
+                counts[entrant_of[other]][1] += 1
+                counts[entrant_of[seat]][2] += 1
+            else:
+                counts[entrant_of[seat]][3] += 1
+        state.do(action)
+    return tuple((a, b, c, d) for a, b, c, d in counts)
+
+
+def game_result(slot: GameSlot, state: GameState, deal: Deal) -> GameResult:
     """The counted outcome of ``slot``'s game, from its final state (a state
-    that is not over is a game abandoned after GAME_CAP actions: a draw)."""
+    that is not over is a game abandoned after GAME_CAP actions: a draw) and,
+    at a cheating table, its history replayed from ``deal``."""
     result = state.result
     durak = result.durak if result is not None else None
+    cheating: tuple[tuple[int, int, int, int], ...] = ()
+    if state.rules.cheating and state.log is not None:
+        cheating = cheating_counts(state.rules, deal, state.log, slot.seats)
     return GameResult(
         pairing=slot.pairing,
         deal=slot.deal,
@@ -117,6 +148,7 @@ def game_result(slot: GameSlot, state: GameState) -> GameResult:
         rounds=state.rounds,
         pogony=result is not None and result.pogony,
         unfinished=result is None,
+        cheating=cheating,
     )
 
 

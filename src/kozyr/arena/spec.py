@@ -78,12 +78,15 @@ def make(spec: str, seed: int | None) -> Bot:
     # The search bots are only loaded when asked for.
     from kozyr.bots import make_bot
     from kozyr.bots.auto import random_seed
+    from kozyr.bots.cheating import PROFILES, CheatingTableBot
     from kozyr.bots.flat_mc import flat_mc_bot
 
     try:
         if is_flat_mc(spec):
             level = int(spec[len(MC_PREFIX) :])
-            return flat_mc_bot(level, random_seed() if seed is None else seed, spec)
+            seed = random_seed() if seed is None else seed
+            # mcN catches and cheats like level N at a cheating table (rule 13).
+            return CheatingTableBot(flat_mc_bot(level, seed, spec), PROFILES[level], seed, True)
         return make_bot(int(spec), seed=seed)
     except ArenaError:
         raise

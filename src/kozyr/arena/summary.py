@@ -28,6 +28,8 @@ class SideStats:
     duraks: int
     low: float
     high: float
+    #: Cheating tables (rule 13): (cheats, caught, catches, false accusations).
+    cheating: tuple[int, int, int, int] | None = None
 
     @property
     def rate(self) -> float:
@@ -127,12 +129,25 @@ class Summary:
                             "durak_rate": _round(s.rate),
                             "durak_rate_ci95": interval(s.low, s.high),
                         }
+                        | (_cheating_json(s.cheating) if s.cheating is not None else {})
                         for s in p.sides
                     ],
                 }
                 for p in self.pairings
             ],
         }
+
+
+def _cheating_json(counts: tuple[int, int, int, int]) -> dict[str, Any]:
+    cheats, caught, catches, false = counts
+    return {
+        "cheating": {
+            "cheats": cheats,
+            "caught": caught,
+            "catches": catches,
+            "false_accusations": false,
+        }
+    }
 
 
 def _round(x: float | None, digits: int = 4) -> float | None:
@@ -142,6 +157,20 @@ def _round(x: float | None, digits: int = 4) -> float | None:
 def choose_anchor(specs: Sequence[str]) -> str:
     """Level 1 when it plays, otherwise the first bot named."""
     return "1" if "1" in specs else specs[0]
+
+
+def _cheating_sums(
+    games: Sequence[GameResult], entrants: int
+) -> list[tuple[int, int, int, int]] | None:
+    """Per entrant, the rule-13 counts summed over ``games`` (None: no cheating table)."""
+    if not any(g.cheating for g in games):
+        return None
+    sums = [[0, 0, 0, 0] for _ in range(entrants)]
+    for g in games:
+        for i, counts in enumerate(g.cheating):
+            for k in range(4):
+                sums[i][k] += counts[k]
+    return [(a, b, c, d) for a, b, c, d in sums]
 
 
 def summarize(pairings: Sequence[Pairing], results: Sequence[GameResult], deals: int) -> Summary:
@@ -169,8 +198,16 @@ def summarize(pairings: Sequence[Pairing], results: Sequence[GameResult], deals:
             pogony += g.pogony
             actions += g.actions
             rounds += g.rounds
+        cheating = _cheating_sums(games, len(p.entrants))
         sides = tuple(
-            SideStats(e.label, e.spec, n, losses[i], *wilson(losses[i], n))
+            SideStats(
+                e.label,
+                e.spec,
+                n,
+                losses[i],
+                *wilson(losses[i], n),
+                cheating[i] if cheating else None,
+            )
             for i, e in enumerate(p.entrants)
         )
         pairing_stats.append(

@@ -111,8 +111,9 @@ def measure_level(
             if seat == me and len(view.legal) > 1:
                 figures.times.append(spent)
                 figures.cpu.append(cpu)
-                if isinstance(bot, SearchBot | IsmctsBot):
-                    last = bot.last
+                inner = getattr(bot, "inner", bot)  # the level inside its rule-13 wrapper
+                if isinstance(inner, SearchBot | IsmctsBot):
+                    last = inner.last
                     figures.iterations += last.iterations
                     figures.steps += last.steps
                     figures.endgame += last.method == "endgame"

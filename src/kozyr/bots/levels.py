@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .base import Bot
+from .cheating import PROFILES, CheatingTableBot
 from .heuristic_bot import HeuristicBot
 from .heuristics import SOLID, Style
 from .ismcts import IsmctsBot, IsmctsConfig
@@ -74,11 +75,16 @@ LEVELS: dict[int, LevelSpec] = {
 def bot_for(spec: LevelSpec, seed: int, name: str | None = None) -> Bot:
     """The bot that plays ``spec`` (tests use reduced specs through this)."""
     label = name or f"level {spec.level}"
+    inner: Bot
     if spec.search is None:
-        return HeuristicBot(spec.style, spec.mistake, seed, label)
-    if isinstance(spec.search, IsmctsConfig):
-        return IsmctsBot(spec.search, seed, label)
-    return SearchBot(spec.search, seed, label)
+        inner = HeuristicBot(spec.style, spec.mistake, seed, label)
+    elif isinstance(spec.search, IsmctsConfig):
+        inner = IsmctsBot(spec.search, seed, label)
+    else:
+        inner = SearchBot(spec.search, seed, label)
+    # At a cheating table (rule 13) the level catches and cheats as
+    # kozyr.bots.cheating says; elsewhere the wrapper only passes the view on.
+    return CheatingTableBot(inner, PROFILES[spec.level], seed, searches=spec.search is not None)
 
 
 def reduced(spec: LevelSpec, divisor: int, floor: int = 50) -> LevelSpec:

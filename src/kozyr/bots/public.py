@@ -20,7 +20,11 @@ from kozyr.engine.view import View
 #: Rule options added after the first arena runs, with their defaults.  They
 #: enter a decision's seed only when set otherwise, so every seed — and every
 #: arena figure published before they existed — stays as it was.
-LATER_OPTIONS: dict[str, object] = {"repetition_draw": True, "throw_in_after_take": True}
+LATER_OPTIONS: dict[str, object] = {
+    "repetition_draw": True,
+    "throw_in_after_take": True,
+    "cheating": False,
+}
 
 
 def decision_seed(seed: int, view: View) -> int:

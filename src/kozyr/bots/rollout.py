@@ -17,7 +17,7 @@ from typing import Final
 
 from kozyr.engine.actions import Action, Kind, fast_action
 from kozyr.engine.cards import CARD_RANK, RANK_MASK
-from kozyr.engine.state import DEFEND, LAST_CALL, LEAD, OVER, PLAY_SEAT_SHIFT, GameState, Result
+from kozyr.engine.state import DEFEND, LAST_CALL, LEAD, OVER, GameState, Result
 
 from .heuristics import SOLID, Style, Tables, choose_defense, choose_lead, choose_throw, tables
 from .public import state_threat

@@ -288,6 +288,28 @@ def _header(rules: Rules, pairings: list[Pairing], deals: int, first: int = 0) -
     ]
 
 
+def cheating_table(summary: Summary) -> Table:
+    """Rule 13 per side: cheats per game, the share caught, catches, false accusations."""
+    table = Table(title="Cheating", title_justify="left")
+    for name in ("Pairing", "Side", "Cheats", "Per game", "Caught", "Catches", "False acc."):
+        table.add_column(name, justify="left" if name in ("Pairing", "Side") else "right")
+    for p in summary.pairings:
+        for k, s in enumerate(p.sides):
+            cheats, caught, catches, false = s.cheating or (0, 0, 0, 0)
+            share = f"{caught} ({_pct(caught / cheats)})" if cheats else "0"
+            table.add_row(
+                p.label if k == 0 else "",
+                s.label,
+                str(cheats),
+                f"{cheats / p.games:.2f}" if p.games else "0",
+                share,
+                str(catches),
+                str(false),
+                end_section=k == len(p.sides) - 1,
+            )
+    return table
+
+
 def render(console: Console, summary: Summary, info: dict[str, Any]) -> None:
     lines = info["header"]
     console.print(f"[bold]kozyr arena[/bold]: {lines[0]}", highlight=False)
@@ -339,6 +361,9 @@ def render(console: Console, summary: Summary, info: dict[str, Any]) -> None:
             )
     console.print(pairs)
     console.print()
+    if any(s.cheating is not None for p in summary.pairings for s in p.sides):
+        console.print(cheating_table(summary))
+        console.print()
     notes = [
         f"Durak rate: games lost{' by the team' if teams else ''} per {side} played, "
         "with a 95% Wilson score interval.",

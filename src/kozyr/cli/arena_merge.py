@@ -100,7 +100,7 @@ def part_results(part: Part) -> list[GameResult]:
         if not replay.ok or not (finished or abandoned):
             raise ArenaError(f"{file} does not replay to a finished game")
         slot = GameSlot(pairing, deal, rotation, deal_seed, derive(deal_seed, rotation), seats)
-        results.append(game_result(slot, replay.state))
+        results.append(game_result(slot, replay.state, record.deal))
     if len(results) != part.games:
         raise ArenaError(f"{part.path} holds {len(results)} records, its summary {part.games}")
     return results

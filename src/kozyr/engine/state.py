@@ -141,7 +141,7 @@ def _lead_cheat(cards: int) -> int:
         ranks.setdefault(CARD_RANK[c], []).append(c)
     if len(ranks) != 2:
         return -1
-    (r1, c1), (r2, c2) = sorted(ranks.items())
+    (_, c1), (_, c2) = sorted(ranks.items())
     if len(c2) == 1:
         return c2[0]
     if len(c1) == 1:
@@ -1036,15 +1036,7 @@ class GameState:
     def _note_play(self, seat: int, kind: Kind, cards: int, target: int) -> None:
         """Before a play at a cheating table: remember the round as it stands
         when the play is a cheat, and who put each card on the table."""
-        cheat = -1
-        if kind == _DEFEND:
-            if not cards & self.beaters[target]:
-                cheat = cards.bit_length() - 1
-        elif kind == _THROW:
-            if not cards & self.table_ranks:
-                cheat = cards.bit_length() - 1
-        elif kind == _ATTACK:
-            cheat = _lead_cheat(cards)
+        cheat = self._cheat_in(kind, cards, target)
         if cheat >= 0:
             self.cheats.append(
                 (len(self.plays), cheat, seat, self.phase, self.to_move, self.attacker,
@@ -1060,6 +1052,35 @@ class GameState:
             low = cards & -cards
             self.plays.append(low.bit_length() - 1 | tag)
             cards ^= low
+
+    def _cheat_in(self, kind: int, cards: int, target: int) -> int:
+        if kind == _DEFEND:
+            return cards.bit_length() - 1 if not cards & self.beaters[target] else -1
+        if kind == _THROW:
+            return cards.bit_length() - 1 if not cards & self.table_ranks else -1
+        if kind == _ATTACK:
+            return _lead_cheat(cards)
+        return -1
+
+    def cheat_event(self, action: Action) -> tuple[str, int, int, int] | None:
+        """What a legal ``action`` means for rule 13, judged before it is played:
+        ``("cheat", seat, card, seat)`` for a cheat, ``("caught", accuser, card,
+        cheater)`` for an accusation of a cheat, ``("fair", accuser, card,
+        player)`` for an accusation of a fair card; None otherwise.  For
+        announcements and the arena's counts."""
+        if not self.rules.cheating:
+            return None
+        seat, kind, cards, target = action
+        if kind == _ACCUSE:
+            card = cards.bit_length() - 1
+            for p in self.plays:
+                if p & 63 == card:
+                    owner = p >> PLAY_SEAT_SHIFT & 7
+                    verdict = "caught" if self.cheat_cards >> card & 1 else "fair"
+                    return verdict, seat, card, owner
+            return None
+        cheat = self._cheat_in(kind, cards, target)
+        return ("cheat", seat, cheat, seat) if cheat >= 0 else None
 
     def _accuse(self, seat: int, card: int) -> None:
         """Rule 11: a cheat caught goes back with everything played after it and
@@ -1093,8 +1114,9 @@ class GameState:
     def _take_back(self, rec: tuple[Any, ...]) -> None:
         """Play resumes from the position just before the cheat ``rec``: the cards
         played since go back to the hands they came from (seen by all, so known)."""
-        (index, _card, cheater, self.phase, self.to_move, self.attacker, self.defender,
-         self.limit, self.taking, self.passed, self.shown, self.last_play, self.order) = rec  # fmt: skip
+        index, cheater = rec[0], rec[2]
+        (self.phase, self.to_move, self.attacker, self.defender, self.limit, self.taking,
+         self.passed, self.shown, self.last_play, self.order) = rec[3:]  # fmt: skip
         plays = self.plays
         hands, known, att, dfn = self.hands, self.known, self.att, self.dfn
         for p in plays[index:]:
@@ -1188,7 +1210,9 @@ class GameState:
         }
 
 
-def cheating_json(marked: int, cleared: int, pending: int, plays: list[int] | tuple[int, ...]) -> dict[str, Any]:
+def cheating_json(
+    marked: int, cleared: int, pending: int, plays: list[int] | tuple[int, ...]
+) -> dict[str, Any]:
     """The public fields of a cheating table (rule 13) in a state's or view's JSON:
     marked seats, cards found fair, seats still to answer the last call, and who
     played each card on the table (in play order)."""
@@ -1197,7 +1221,11 @@ def cheating_json(marked: int, cleared: int, pending: int, plays: list[int] | tu
         "cleared": [card_str(c) for c in cards_of(cleared)],
         "pending": [s for s in range(8) if pending >> s & 1],
         "plays": [
-            {"card": card_str(p & 63), "seat": p >> PLAY_SEAT_SHIFT & 7, "cover": bool(p & PLAY_COVER)}
+            {
+                "card": card_str(p & 63),
+                "seat": p >> PLAY_SEAT_SHIFT & 7,
+                "cover": bool(p & PLAY_COVER),
+            }
             for p in plays
         ],
     }
