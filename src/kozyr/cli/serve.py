@@ -66,6 +66,13 @@ def add_parser(sub: Any) -> None:
         help="first wait after a wrong passphrase, doubled each time (1 s)",
     )
     p.add_argument(
+        "--last-call",
+        type=float,
+        default=5.0,
+        help="cheating tables: seconds people have to call out a card when a round "
+        "ends before they pass automatically (default 5)",
+    )
+    p.add_argument(
         "--move-time-scale",
         type=float,
         default=1.0,
@@ -94,6 +101,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         burst=args.burst,
         passphrase_backoff=args.passphrase_backoff,
         move_time_scale=args.move_time_scale,
+        last_call=args.last_call,
         log_level=args.log_level,
     )
 

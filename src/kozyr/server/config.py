@@ -51,6 +51,9 @@ class ServerConfig:
     passphrase_backoff_cap: float = 60.0
     #: Rooms with nobody connected for this long are closed (seconds).
     idle_room_timeout: float = 3600.0
+    #: Cheating tables (rule 13): seconds people have in a round's last call to
+    #: call out a card before they pass automatically (bots answer at once).
+    last_call: float = 5.0
     #: Multiplies every move clock (tests use a small factor to see timeouts fast).
     move_time_scale: float = 1.0
     log_level: str = "info"

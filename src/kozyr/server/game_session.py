@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kozyr.engine.actions import Action, Kind
+from kozyr.engine.cards import card_str
 from kozyr.engine.deal import Deal
 from kozyr.engine.record import GameRecord
 from kozyr.engine.rules import Rules
@@ -38,6 +39,8 @@ class Applied:
     draws: list[int] | None
     deck: int
     over: bool
+    #: An accusation's outcome (rule 13), see protocol.Event.accusation.
+    accusation: dict[str, Any] | None = None
 
 
 class GameSession:
@@ -128,6 +131,7 @@ class GameSession:
         was_taking = state.taking
         defender = state.defender
         table_before = len(state.att) + sum(1 for d in state.dfn if d >= 0)
+        event = state.cheat_event(action) if action.kind == Kind.ACCUSE else None
         state.apply(action)
         self.record.append(action)
         round_end: str | None = None
@@ -147,4 +151,10 @@ class GameSession:
                 draws.append(max(0, delta))
             if sum(draws) != before_deck - len(state.stock):  # pragma: no cover - invariant
                 draws = None
-        return Applied(action, self.version, round_end, draws, len(state.stock), state.game_over)
+        accusation = None
+        if event is not None:
+            verdict, _, card, player = event
+            accusation = {"verdict": verdict, "card": card_str(card), "player": player}
+        return Applied(
+            action, self.version, round_end, draws, len(state.stock), state.game_over, accusation
+        )

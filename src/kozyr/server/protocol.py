@@ -220,6 +220,10 @@ class Event(_Server, tag="event"):
     #: Cards each seat drew from the deck after the round, or None.
     draws: list[int] | None
     deck: int
+    #: An accusation's outcome (rule 13): {"verdict": "caught" | "fair", "card":
+    #: "9S", "player": the seat that played the card}; None for every other action.
+    #: Cheats themselves are never announced: the table shows them face up.
+    accusation: dict[str, Any] | None = None
 
 
 class GameOver(_Server, tag="game_over"):

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
-from kozyr.engine.actions import Action, ActionError
+from kozyr.engine.actions import Action, ActionError, Kind
 from kozyr.engine.rules import Rules
-from kozyr.engine.state import IllegalAction
+from kozyr.engine.state import LAST_CALL, IllegalAction
 from kozyr.engine.view import view_of
 
 from . import logging as log
@@ -545,7 +545,7 @@ class Room:
                     f"version {g.version}; look at the latest game frame",
                     "move",
                 )
-            if g.to_move != seat:
+            if g.to_move != seat and not out_of_turn(g, action):
                 raise p.ProtocolError(
                     p.Code.NOT_YOUR_TURN, f"it is seat {g.to_move}'s turn, not yours", "move"
                 )
@@ -648,6 +648,7 @@ class Room:
             round_end=applied.round_end,
             draws=applied.draws,
             deck=applied.deck,
+            accusation=applied.accusation,
         )
         text = p.encode(event).decode()
         for pl in self.watchers():
@@ -680,8 +681,11 @@ class Room:
         if not self.watched():
             self._paused = True
             return
-        seat = self.seats[g.to_move]
         version = g.version
+        if g.state.phase == LAST_CALL:
+            self._schedule_last_call(g, version)
+            return
+        seat = self.seats[g.to_move]
         if seat.bot_moves:
             by = "bot" if seat.player is None else "takeover"
             self._start_bot(seat.index, version, by)
@@ -691,10 +695,45 @@ class Room:
                 lambda: self._start_bot(seat.index, version, "timeout"),
             )
 
-    def _start_bot(self, seat: int, version: int, by: str) -> None:
+    def _schedule_last_call(self, g: GameSession, version: int) -> None:
+        """Rule 13's last call: every pending bot answers at once (one at a time,
+        without the pacing delay), then people get ``config.last_call`` seconds
+        to call out a card before the server passes for them."""
+        pending = [s for s in self.seats if g.state.pending >> s.index & 1]
+        for seat in pending:
+            if seat.bot_moves:
+                by = "bot" if seat.player is None else "takeover"
+                self._start_bot(seat.index, version, by, paced=False)
+                return
+        if pending:
+            delay = self.hub.config.last_call * self.hub.config.move_time_scale
+            self._turn_timer = Timer(
+                delay, lambda: self._turn_task_for(self._last_call_over(version))
+            )
+
+    def _turn_task_for(self, coro: Any) -> None:
+        self._turn_timer = None
+        self._turn_task = self.hub.tasks.spawn(coro, f"last-call-{self.code}")
+
+    async def _last_call_over(self, version: int) -> None:
+        """The last call's time is up: every person still pending passes."""
+        async with self.lock:
+            g = self.game
+            if g is None or g.version != version or self.state != "playing":
+                return
+            if self._turn_task is asyncio.current_task():
+                self._turn_task = None
+            while g.state.phase == LAST_CALL and not g.over:
+                seat = g.to_move
+                assert seat is not None
+                await self._apply(Action(seat, Kind.PASS), "last_call")
+                if self.game is not g:
+                    return
+
+    def _start_bot(self, seat: int, version: int, by: str, paced: bool = True) -> None:
         self._turn_timer = None
         self._turn_task = self.hub.tasks.spawn(
-            self._bot_turn(seat, version, by), f"bot-{self.code}-{version}"
+            self._bot_turn(seat, version, by, paced), f"bot-{self.code}-{version}"
         )
 
     def _cancel_turn(self) -> None:
@@ -706,7 +745,7 @@ class Room:
             task.cancel()
         self._turn_task = None
 
-    async def _bot_turn(self, seat: int, version: int, by: str) -> None:
+    async def _bot_turn(self, seat: int, version: int, by: str, paced: bool = True) -> None:
         g = self.game
         if g is None or g.version != version:
             return
@@ -714,7 +753,7 @@ class Room:
         action = await self.hub.pool.choose(level, view_of(g.state, seat))
         loop = asyncio.get_running_loop()
         wait = self._last_move_at + self.hub.config.bot_delay - loop.time()
-        if wait > 0:
+        if wait > 0 and paced:
             await asyncio.sleep(wait)
         async with self.lock:
             if self.game is not g or g.version != version or self.state != "playing":
@@ -735,6 +774,17 @@ class Room:
         self._cancel_turn()
         for seat in self.seats:
             self._cancel_grace(seat)
+
+
+def out_of_turn(g: GameSession, action: Action) -> bool:
+    """Rule 13: an accusation, or a pass in the last call, that the seat may make
+    although it is not its turn (the engine judges it; this only lets it through)."""
+    state = g.state
+    return (
+        state.rules.cheating
+        and action.kind in (Kind.ACCUSE, Kind.PASS)
+        and state.check(action) is None
+    )
 
 
 def new_code() -> str:

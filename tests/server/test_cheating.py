@@ -1,0 +1,117 @@
+"""Cheating tables (rule 13) over real sockets: accusations out of turn, the
+last call (bots answer at once, people pass when their time is up), the
+verdicts in events, spectators who cannot accuse, nothing leaked."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+
+from kozyr.cli.replay import replay_json
+from kozyr.engine.actions import Action, Kind
+from kozyr.engine.record import GameRecord
+
+from .harness import Client, ServerProcess, check_frames, http, play_out
+
+
+def out_of_turn_accusations(record_data: dict) -> tuple[int, int]:
+    """(accusations made by a seat that was not to move, accusations in all)."""
+    record = GameRecord.from_json(record_data)
+    state = record.start()
+    outside = total = 0
+    for data in record.actions:
+        action = Action.from_json(data)
+        if action.kind == Kind.ACCUSE:
+            total += 1
+            outside += action.seat != state.to_move
+        state.apply(action)
+    return outside, total
+
+
+def test_two_people_and_two_bots_cheat_and_accuse(server: ServerProcess) -> None:
+    async def scenario() -> None:
+        rng = random.Random(11)
+        anna, boris, vera = (Client(server.ws_url, n) for n in ("anna", "boris", "vera"))
+        code = await anna.create_room(seats=4, rules={"cheating": True}, move_time=60, bot_level=4)
+        assert (await boris.join(code))["you"]["seat"] == 1
+        await anna.send({"type": "start"})
+        await anna.expect("game")
+        await vera.connect()
+        await vera.send({"type": "join", "room": code})
+        assert (await vera.expect("room"))["you"]["spectator"]
+        spect = await vera.expect("game")
+        assert spect["legal"] == [] and "marked" in spect["view"]
+        # A spectator may not call out a card, whatever it names.
+        await vera.send(
+            {
+                "type": "move",
+                "action": {"seat": 0, "type": "accuse", "card": "9S"},
+                "version": spect["version"],
+            }
+        )
+        refused = await vera.expect("error")
+        assert refused["code"] == "not_seated"
+        # People play random legal actions: cheats, accusations out of turn and
+        # last-call passes included.
+        await play_out([anna, boris], rng, timeout=120)
+        over = anna.over[-1]
+        status, record = http("GET", server.url + over["record"])
+        assert status == 200
+        code_, out = replay_json(json.dumps(record))
+        assert code_ == 0 and out["state"]["result"] == over["result"]
+        assert check_frames([anna, boris, vera], record) > 50
+        outside, total = out_of_turn_accusations(record)
+        assert total > 0 and outside > 0
+        events = [f for _, f in anna.frames if f["type"] == "event"]
+        verdicts = [e["accusation"] for e in events if e["action"]["type"] == "accuse"]
+        assert len(verdicts) == total
+        assert all(v["verdict"] in ("caught", "fair") and len(v["card"]) == 2 for v in verdicts)
+        assert all(e["accusation"] is None for e in events if e["action"]["type"] != "accuse")
+        assert any(f["view"]["phase"] == "last_call" for _, f in anna.frames if f["type"] == "game")
+        for c in (anna, boris, vera):
+            await c.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_last_call_passes_for_people_who_let_it_go(server: ServerProcess) -> None:
+    """A person who never answers the last call: the server passes for them
+    (move clocks are scaled by 0.02 in tests: the 5 s window is 0.1 s)."""
+
+    async def scenario() -> None:
+        solo = Client(server.ws_url, "quiet")
+        await solo.connect()
+        await solo.send(
+            {
+                "type": "create_room",
+                "seats": 2,
+                "visibility": "private",
+                "move_time": None,
+                "bot_level": 2,
+                "rules": {"cheating": True},
+                "start": True,
+            }
+        )
+        frame = await solo.expect("game")
+        rng = random.Random(5)
+        passes = 0
+        while passes < 3:
+            if frame["view"]["phase"] == "last_call":
+                if frame["view"]["pending"] == [0]:  # bots answered: our window runs
+                    assert frame["deadline"] is not None
+            elif frame["to_move"] == 0 and frame["view"]["phase"] != "over":
+                honest = [a for a in frame["legal"] if a["type"] != "accuse"]
+                action = rng.choice(honest)
+                await solo.send({"type": "move", "action": action, "version": frame["version"]})
+            msg = await solo.recv(10)
+            while msg["type"] != "game":
+                if msg["type"] == "event" and msg["by"] == "last_call":
+                    passes += 1
+                if msg["type"] == "game_over":
+                    return
+                msg = await solo.recv(10)
+            frame = msg
+        await solo.close()
+
+    asyncio.run(scenario())
