@@ -59,6 +59,11 @@ POSITIONS: dict[str, tuple[dict[str, Any], int]] = {
     ),
     "podkidnoy_6p_52": (_record({"players": 6, "deck": 52}, {"seed": 5}), 10),
     "teams_show_trump_4p_36": (_record(TEAMS_SHOW_TRUMP, {"seed": 6}), 8),
+    # Rule 13: cheats, accusations by the seat to move and last calls widen the tree.
+    "cheating_3p_36_perevodnoy": (
+        _record({"players": 3, "deck": 36, "variant": "perevodnoy", "cheating": True}, {"seed": 7}),
+        6,
+    ),
     "endgame_3p_24_empty_deck": (
         empty_deck_record(
             {"players": 3, "deck": 24, "variant": "perevodnoy"}, _ENDGAME_HANDS, "TD"
