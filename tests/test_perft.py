@@ -25,7 +25,7 @@ import pytest
 from kozyr.engine.actions import Action, Kind
 from kozyr.engine.cards import CARD_RANK, cards_of, parse_card
 from kozyr.engine.perft import empty_deck_record, perft, position
-from kozyr.engine.state import GameState
+from kozyr.engine.state import LAST_CALL, GameState
 
 PERFT = Path(__file__).parent / "perft"
 
@@ -167,7 +167,13 @@ def candidates(state: GameState) -> set[Action]:
         same = tuple(c for c in hand if CARD_RANK[c] == rank)
         if len(same) > 3:
             groups.append(same)
+        if state.rules.cheating:  # leads alongside (rule 13): a rank's cards and one more
+            for k in range(2, len(same) + 1):
+                for part in itertools.combinations(same, k):
+                    groups += [(*part, c) for c in hand if CARD_RANK[c] != rank]
     out = {Action(seat, Kind.TAKE), Action(seat, Kind.PASS)}
+    for p in state.plays:  # accusations (rule 13): every card on the table
+        out.add(Action(seat, Kind.ACCUSE, 1 << (p & 63)))
     for group in groups:
         mask = sum(1 << c for c in group)
         for kind in (Kind.ATTACK, Kind.THROW, Kind.TRANSFER):
@@ -185,7 +191,7 @@ def assert_generator_matches_validator(state: GameState) -> None:
     accepted = {a for a in candidates(state) if state.check(a) is None}
     assert accepted == set(legal)
     other = (state.to_move or 0) + 1
-    if other < state.n:
+    if other < state.n and state.phase != LAST_CALL:  # the last call takes any pending seat
         assert state.check(Action(other, Kind.PASS)) is not None
 
 
