@@ -85,11 +85,18 @@ def parse_levels(text: str) -> list[int]:
 
 
 def measure_level(
-    level: int, seconds: float, seed: int, players: int = 2, variant: str = "podkidnoy"
+    level: int,
+    seconds: float,
+    seed: int,
+    players: int = 2,
+    variant: str = "podkidnoy",
+    cheating: bool = False,
 ) -> LevelFigures:
     """Time ``level``'s real decisions in seeded games against level-4 bots
     (36 cards; the measured bot changes seat every game)."""
-    rules = Rules.from_dict({"players": players, "deck": 36, "variant": variant})
+    rules = Rules.from_dict(
+        {"players": players, "deck": 36, "variant": variant, "cheating": cheating}
+    )
     figures = LevelFigures(level)
     game = 0
     end = time.perf_counter() + seconds
@@ -125,22 +132,31 @@ def measure_level(
 
 
 def run_bench(
-    levels: list[int], seconds: float, seed: int, players: int = 2, variant: str = "podkidnoy"
+    levels: list[int],
+    seconds: float,
+    seed: int,
+    players: int = 2,
+    variant: str = "podkidnoy",
+    cheating: bool = False,
 ) -> list[LevelFigures]:
-    return [measure_level(level, seconds, seed, players, variant) for level in levels]
+    return [measure_level(level, seconds, seed, players, variant, cheating) for level in levels]
 
 
 def _rate(x: float) -> str:
     return f"{x:.0f}" if x >= 100 else f"{x:.1f}"
 
 
-def print_table(rows: list[LevelFigures], players: int = 2, variant: str = "podkidnoy") -> None:
+def print_table(
+    rows: list[LevelFigures], players: int = 2, variant: str = "podkidnoy", cheating: bool = False
+) -> None:
     from rich import box
     from rich.console import Console
     from rich.table import Table
 
     table = Table(
-        title=f"kozyr bench bots: {players} players, 36 cards, {variant}, vs level 4",
+        title=f"kozyr bench bots: {players} players, 36 cards, {variant}"
+        + (", cheating table" if cheating else "")
+        + ", vs level 4",
         caption="reference engine and flat search "
         + ("compiled with mypyc" if COMPILED else "in pure Python")
         + "; levels 5-10: ISMCTS in the compiled core"

@@ -41,6 +41,9 @@ def add_parser(sub: Any) -> None:
         help="bots: players at the table (the level timed against level-4 bots; default 2)",
     )
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--cheating", action="store_true", help="bots: time the levels at a cheating table"
+    )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     server_bench.add_arguments(p)
     p.set_defaults(run=run)
@@ -115,11 +118,11 @@ def run_bots(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"kozyr bench bots: {exc}")
         return 2
-    rows = run_bench(levels, args.seconds, args.seed, args.players, args.variant)
+    rows = run_bench(levels, args.seconds, args.seed, args.players, args.variant, args.cheating)
     if args.json:
         print(json.dumps([r.to_json() for r in rows], indent=2))
     else:
-        print_table(rows, args.players, args.variant)
+        print_table(rows, args.players, args.variant, args.cheating)
     return 0
 
 
