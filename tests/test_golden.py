@@ -13,10 +13,13 @@ engine's output)::
       "legal_contains": [...],      # actions that must be legal
       "legal_excludes": [...],      # actions that must not be legal
       "legal_count": n,             # the number of legal actions
+      "seat": n,                    # optional: replay as ``kozyr replay --seat n``:
+                                    # "state" is that seat's view, "legal" its actions
+                                    # (at cheating tables: accusations out of turn too)
       "note": "..."                 # why: the rule being checked, for people
     }
 
-Hands and ``known`` are card *sets*: both sides are put in canonical order
+Hands (``hand`` of a view) and ``known`` are card *sets*: both sides are put in canonical order
 (suit S C D H, then rank) before comparing, so expectations may list a hand in
 any order.  The order of ``table`` (play order) and ``out`` (leaving order)
 matters and is compared as is.  Cards inside an action are a set as well.
@@ -53,6 +56,7 @@ EXPECT_KEYS = {
     "legal_contains",
     "legal_excludes",
     "legal_count",
+    "seat",
     "note",
 }
 RECORD_KEYS = {"version", "rules", "deal", "actions"}
@@ -100,6 +104,8 @@ def check(expect: dict[str, Any], code: int, out: dict[str, Any]) -> None:
         got = state[key]
         if key in CARD_SET_KEYS:
             got, want = canonical_sets(got), canonical_sets(want)
+        elif key == "hand":  # a view's own hand
+            got, want = canonical_sets([got]), canonical_sets([want])
         assert got == want, f"state[{key!r}]: got {got!r}, expected {want!r}"
     legal = [canonical_action(a) for a in out["legal"]]
     for action in expect.get("legal_contains", []):
@@ -147,25 +153,32 @@ def test_every_record_has_an_expectation_and_is_pure() -> None:
 @pytest.mark.parametrize("name", golden_params())
 def test_golden(name: str) -> None:
     text, expect = load(name)
-    code, out = replay_json(text)
+    code, out = replay_json(text, expect.get("seat"))
     check(expect, code, out)
 
 
 # A few cases once more through the real command (subprocess): the output the
 # referee prints must be what replay_json returns, and meet the same expectation.
-CLI_CASES = ["refill_after_chained_transfers", "illegal_throw_beyond_limit"]
+CLI_CASES = [
+    "refill_after_chained_transfers",
+    "illegal_throw_beyond_limit",
+    "cheating_caught_throw_in_cards_go_back",
+    "cheating_covered_cheat_called_out_seat_view",
+]
 
 
 @pytest.mark.parametrize("name", CLI_CASES)
 def test_golden_through_cli(name: str) -> None:
     assert name not in ENGINE_BUGS
     text, expect = load(name)
+    seat = expect.get("seat")
+    args = [] if seat is None else ["--seat", str(seat)]
     proc = subprocess.run(
-        [sys.executable, "-m", "kozyr.cli.main", "replay", str(GOLDEN / f"{name}.json")],
+        [sys.executable, "-m", "kozyr.cli.main", "replay", str(GOLDEN / f"{name}.json"), *args],
         capture_output=True,
         text=True,
         timeout=60,
     )
     out = json.loads(proc.stdout)
     check(expect, proc.returncode, out)
-    assert (proc.returncode, out) == replay_json(text)
+    assert (proc.returncode, out) == replay_json(text, seat)

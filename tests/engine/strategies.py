@@ -10,6 +10,7 @@ mistake never snowballs.
 
 from __future__ import annotations
 
+import copy
 import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -30,11 +31,12 @@ from kozyr.engine.cards import (
 )
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
-from kozyr.engine.state import GameState
+from kozyr.engine.state import PLAY_COVER, PLAY_SEAT_SHIFT, GameState
 
-LEAD, DEFEND, THROW, OVER = 0, 1, 2, 3
+LEAD, DEFEND, THROW, OVER, LAST_CALL = 0, 1, 2, 3, 4
 ATTACK, DEFEND_K, THROW_K = Kind.ATTACK, Kind.DEFEND, Kind.THROW
 TAKE, PASS, TRANSFER, SHOW = Kind.TAKE, Kind.PASS, Kind.TRANSFER, Kind.SHOW_TRUMP
+ACCUSE = Kind.ACCUSE
 HAND = 6
 
 #: Team layouts and the table size each needs.
@@ -48,8 +50,9 @@ def examples(n: int) -> int:
 
 # --------------------------------------------------------------------- strategies
 @st.composite
-def rules_st(draw: st.DrawFn, variant: str | None = None) -> Rules:
-    """Any valid table: 2-6 players, a deck the deal fits in, every option."""
+def rules_st(draw: st.DrawFn, variant: str | None = None, cheating: bool | None = None) -> Rules:
+    """Any valid table: 2-6 players, a deck the deal fits in, every option
+    (``cheating`` too, rule 13, unless the caller fixes it)."""
     players = draw(st.integers(2, 6))
     deck = draw(st.sampled_from([d for d in (24, 36, 52) if players * HAND <= d]))
     var = variant or draw(st.sampled_from(["podkidnoy", "perevodnoy"]))
@@ -66,6 +69,7 @@ def rules_st(draw: st.DrawFn, variant: str | None = None) -> Rules:
         first_attacker=draw(st.sampled_from(["lowest_trump", "durak_attacked", "after_durak"])),
         pogony=draw(st.booleans()),
         throw_in_after_take=draw(st.booleans()),
+        cheating=draw(st.booleans()) if cheating is None else cheating,
     )
 
 
@@ -108,9 +112,11 @@ def explicit_deal_st(draw: st.DrawFn, rules: Rules) -> Deal:
 
 
 @st.composite
-def game_st(draw: st.DrawFn, explicit: float = 0.3) -> tuple[Rules, Deal]:
+def game_st(
+    draw: st.DrawFn, explicit: float = 0.3, cheating: bool | None = None
+) -> tuple[Rules, Deal]:
     """A table and a deal: mostly seeded deals, sometimes any explicit position."""
-    rules = draw(rules_st())
+    rules = draw(rules_st(cheating=cheating))
     if draw(st.integers(0, 99)) < explicit * 100:
         return rules, draw(explicit_deal_st(rules))
     return rules, Deal.from_seed(rules, draw(seeds))
@@ -123,19 +129,35 @@ styles = st.sampled_from(STYLES)
 class Policy:
     """A seeded random player.  ``uniform`` picks uniformly from legal_actions,
     ``sample`` goes through sample_action, the others bias the choice by kind so
-    that long pick-up rounds, full tables and transfer chains all get played."""
+    that long pick-up rounds, full tables and transfer chains all get played.
+
+    At cheating tables (rule 13) a policy also lets a random seat speak out of
+    turn now and then (an accusation, or a pass in the last call, from
+    ``legal_actions_for``), at a rate drawn per policy: from never to often, so
+    that both cheats that survive and cheats that are caught get played.  The
+    out-of-turn choices use their own generator: at honest tables a policy plays
+    exactly as it always did."""
 
     WEIGHTS: ClassVar[dict[str, dict[int, float]]] = {
-        "taker": {TAKE: 6.0, PASS: 0.3},
-        "fighter": {TAKE: 0.05, PASS: 0.2, DEFEND_K: 3.0, THROW_K: 3.0, TRANSFER: 3.0},
-        "transferrer": {TRANSFER: 20.0, SHOW: 20.0, TAKE: 0.3},
+        "taker": {TAKE: 6.0, PASS: 0.3, ACCUSE: 0.3},
+        "fighter": {TAKE: 0.05, PASS: 0.2, DEFEND_K: 3.0, THROW_K: 3.0, TRANSFER: 3.0, ACCUSE: 0.5},
+        "transferrer": {TRANSFER: 20.0, SHOW: 20.0, TAKE: 0.3, ACCUSE: 0.1},
     }
+    INTERRUPT_RATES: ClassVar[tuple[float, ...]] = (0.0, 0.02, 0.1, 0.3)
 
     def __init__(self, seed: int, style: str = "uniform") -> None:
         self.rng = random.Random(seed)
         self.style = style
+        self.side = random.Random(seed ^ 0xC4EA7)
+        self.interrupt = self.side.choice(self.INTERRUPT_RATES)
 
     def choose(self, state: GameState, legal: list[Action]) -> Action:
+        if state.rules.cheating and self.interrupt and self.side.random() < self.interrupt:
+            seat = self.side.randrange(state.n)
+            if seat != state.to_move:
+                others = state.legal_actions_for(seat)
+                if others:
+                    return self.side.choice(others)
         if self.style == "sample":
             return state.sample_action(self.rng.random())
         if self.style == "uniform":
@@ -214,6 +236,20 @@ class Snap:
     pogony_hint: tuple[int | None, bool] = (None, False)
     #: Model only: every round-start position of the game so far (repetition rule).
     history: list[tuple[object, ...]] = field(default_factory=list)
+    # Cheating tables (rule 13), all public; 0 and empty at honest tables.
+    #: Seats marked (caught cheating, or accused a fair card): they play honestly.
+    marked: int = 0
+    #: Cards on the table called out and found fair.
+    cleared: int = 0
+    #: In the last call: the seats still to answer.
+    pending: int = 0
+    #: Every card on the table in the order played: (card, seat, is a cover).
+    plays: list[tuple[int, int, bool]] = field(default_factory=list)
+    #: The cheat cards on the table.
+    cheats: int = 0
+    #: Model only: (cheat card, cheater, a deep copy of the whole Snap just before
+    #: the cheat was played) for every cheat on the table, oldest first.
+    cheat_log: list[tuple[int, int, Snap]] = field(default_factory=list)
 
     @property
     def trump_suit(self) -> int:
@@ -245,6 +281,11 @@ def snap(s: GameState) -> Snap:
         bitos=s.bitos,
         last_play=s.last_play,
         result=None if r is None else (r.durak, tuple(r.team), r.pogony, r.repetition),
+        marked=s.marked,
+        cleared=s.cleared,
+        pending=s.pending,
+        plays=[(p & 63, p >> PLAY_SEAT_SHIFT & 7, bool(p & PLAY_COVER)) for p in s.plays],
+        cheats=s.cheat_cards,
     )
 
 
@@ -281,6 +322,12 @@ def full_snapshot(s: GameState) -> dict[str, Any]:
         "last_play",
         "history_len",
         "seen",
+        "marked",
+        "cleared",
+        "pending",
+        "plays",
+        "cheats",
+        "cheat_cards",
     ]:
         v = getattr(s, name)
         out[name] = list(v) if isinstance(v, list) else v
@@ -345,42 +392,95 @@ def throw_order(rules: Rules, attacker: int, defender: int, out: list[int]) -> l
     return order
 
 
+def may_cheat(rules: Rules, sn: Snap, seat: int) -> bool:
+    """Rule 13: a player who is not marked may cheat."""
+    return rules.cheating and not sn.marked >> seat & 1
+
+
+def model_cheats(sn: Snap) -> int:
+    """The cheat cards on the table, from the model's own memory of the round."""
+    m = 0
+    for c, _, _ in sn.cheat_log:
+        m |= 1 << c
+    return m
+
+
+def callable_cards(rules: Rules, sn: Snap, seat: int) -> int:
+    """Rule 13: the cards ``seat`` may call out: on the table, played by somebody
+    else, not found fair already; nothing for a seat that is out (or no seat)."""
+    if not rules.cheating or sn.phase == OVER or not 0 <= seat < rules.players or seat in sn.out:
+        return 0
+    m = 0
+    for c, who, _ in sn.plays:
+        if who != seat and not sn.cleared >> c & 1:
+            m |= 1 << c
+    return m
+
+
+def accusations(rules: Rules, sn: Snap, seat: int) -> set[Action]:
+    return {Action(seat, ACCUSE, 1 << c) for c in cards_of(callable_cards(rules, sn, seat))}
+
+
+def can_throw(rules: Rules, sn: Snap, seat: int) -> bool:
+    """Rule 6 (and 13): holds a card of a rank on the table, or any card at all
+    for an unmarked player at a cheating table."""
+    hand = sn.hands[seat]
+    if may_cheat(rules, sn, seat) and hand:
+        return True
+    ranks = ranks_of(table_mask(sn.att, sn.dfn))
+    return any(CARD_RANK[c] in ranks for c in cards_of(hand))
+
+
 def ref_legal(rules: Rules, sn: Snap) -> set[Action]:
-    """Every legal action, straight from the rules text."""
+    """Every legal action of the seat to move, straight from the rules text."""
     if sn.phase == OVER:
         return set()
     seat = sn.to_move
     assert seat is not None
+    if sn.phase == LAST_CALL:
+        assert rules.cheating and sn.pending >> seat & 1, "to_move is not pending"
+        return {Action(seat, PASS)} | accusations(rules, sn, seat)
     hand = sn.hands[seat]
     acts: set[Action] = set()
+    cheat_ok = may_cheat(rules, sn, seat)
     if sn.phase == LEAD:
         assert seat == sn.attacker
+        assert not sn.att and not sn.plays, "a lead onto a table with cards"
         for r in range(13):
             for sub in submasks(hand & RANK_MASK[r]):
                 k = popcount(sub)
                 if k <= sn.limit and (k == 1 or rules.lead_multiple):
                     acts.add(Action(seat, ATTACK, sub))
+                    # Rule 13, lead alongside: one card of another rank with them.
+                    if cheat_ok and rules.lead_multiple and k + 1 <= sn.limit:
+                        for c in cards_of(hand & ~RANK_MASK[r]):
+                            acts.add(Action(seat, ATTACK, sub | 1 << c))
         return acts
     table = table_mask(sn.att, sn.dfn)
     if sn.phase == THROW:
         # Throw-ins after a take exist only with throw_in_after_take (rule 7).
         assert rules.throw_in_after_take or not sn.taking, "a throw-in after a take"
+        assert len(sn.att) < sn.limit
         acts.add(Action(seat, PASS))
         ranks = ranks_of(table)
         for c in cards_of(hand):
-            if CARD_RANK[c] in ranks:
+            if CARD_RANK[c] in ranks or cheat_ok:
                 acts.add(Action(seat, THROW_K, 1 << c))
-        return acts
+        return acts | accusations(rules, sn, seat)
     assert sn.phase == DEFEND and seat == sn.defender
     acts.add(Action(seat, TAKE))
     for a, d in zip(sn.att, sn.dfn, strict=True):
         if d < 0:
             for c in cards_of(hand):
-                if beats(c, a, sn.trump_suit):
+                if cheat_ok or beats(c, a, sn.trump_suit):
                     acts.add(Action(seat, DEFEND_K, 1 << c, a))
     if rules.transfers and not sn.taking and all(d < 0 for d in sn.dfn):
-        rank = CARD_RANK[sn.att[0]]
-        assert ranks_of(table) == {rank}
+        # Transfers stay honest: the rank of the fair attack cards (rule 13).
+        fair = [a for a in sn.att if not model_cheats(sn) >> a & 1]
+        rank = CARD_RANK[fair[0]]
+        assert {CARD_RANK[a] for a in fair} == {rank}, "fair attack cards of two ranks"
+        if not rules.cheating:
+            assert ranks_of(table) == {rank}
         nd = next_opponent(rules, seat, sn.out)
         room = min(cap(rules, sn.rounds, sn.bitos), popcount(sn.hands[nd])) - len(sn.att)
         for sub in submasks(hand & RANK_MASK[rank]):
@@ -389,6 +489,20 @@ def ref_legal(rules: Rules, sn: Snap) -> set[Action]:
         trump = 1 << (sn.trump_suit * 13 + rank)
         if rules.transfer_show_trump and hand & trump and not sn.shown >> seat & 1 and room >= 0:
             acts.add(Action(seat, SHOW, trump))
+    return acts | accusations(rules, sn, seat)
+
+
+def ref_legal_for(rules: Rules, sn: Snap, seat: int) -> set[Action]:
+    """Every legal action of ``seat``: its turn's actions if it is to move; at a
+    cheating table also, at any moment, calling out a card (rule 13), and in the
+    last call passing while it is pending."""
+    if sn.phase == OVER or not 0 <= seat < rules.players:
+        return set()
+    if seat == sn.to_move:
+        return ref_legal(rules, sn)
+    acts = accusations(rules, sn, seat)
+    if sn.phase == LAST_CALL and sn.pending >> seat & 1:
+        acts.add(Action(seat, PASS))
     return acts
 
 
@@ -422,6 +536,33 @@ def _game_over(rules: Rules, sn: Snap, last_defender: int | None) -> bool:
     return True
 
 
+def _round_over(rules: Rules, sn: Snap) -> None:
+    """The round would end here (bito, or the pick-up once nobody throws in).
+    At a cheating table the last call comes first: every seat still in the game
+    that may call out some card on the table is pending (rule 13)."""
+    if rules.cheating:
+        sn.pending = 0
+        for s in range(rules.players):
+            if callable_cards(rules, sn, s):
+                sn.pending |= 1 << s
+        if sn.pending:
+            sn.phase = LAST_CALL
+            _ask_last_call(rules, sn)
+            return
+    _end_round(rules, sn)
+
+
+def _ask_last_call(rules: Rules, sn: Snap) -> None:
+    """to_move in the last call: the first pending seat clockwise from the defender."""
+    n = rules.players
+    for k in range(n):
+        s = (sn.defender + k) % n
+        if sn.pending >> s & 1:
+            sn.to_move = s
+            return
+    raise AssertionError("nobody pending in the last call")
+
+
 def _end_round(rules: Rules, sn: Snap) -> None:
     n = rules.players
     d = sn.defender
@@ -434,6 +575,9 @@ def _end_round(rules: Rules, sn: Snap) -> None:
         sn.discard |= table
         sn.bitos += 1
     sn.att, sn.dfn = [], []
+    # Rule 13: the round's plays, cheats and fair cards leave with the table.
+    sn.plays, sn.cheat_log, sn.cheats = [], [], 0
+    sn.cleared = sn.pending = 0
     sn.rounds += 1
     order = [s for s in ((sn.starter + k) % n for k in range(n)) if s != d and s not in sn.out] + [
         d
@@ -477,17 +621,106 @@ def _note_position(rules: Rules, sn: Snap) -> None:
     sn.history.append(pos)
 
 
-def _after_cover_or_pass(rules: Rules, sn: Snap) -> None:
+def _after_cover_or_pass(rules: Rules, sn: Snap, start: int = 0) -> None:
+    """Rules 6-7: ask the first seat in throw-in order (from position ``start``)
+    that has not passed and can throw in; when there is none, the round is over."""
     if len(sn.att) < sn.limit:
-        ranks = ranks_of(table_mask(sn.att, sn.dfn))
-        for s in throw_order(rules, sn.attacker, sn.defender, sn.out):
+        for s in throw_order(rules, sn.attacker, sn.defender, sn.out)[start:]:
             if sn.passed >> s & 1:
                 continue
-            if any(CARD_RANK[c] in ranks for c in cards_of(sn.hands[s])):
+            if can_throw(rules, sn, s):
                 sn.phase = THROW
                 sn.to_move = s
                 return
-    _end_round(rules, sn)
+    _round_over(rules, sn)
+
+
+def cheat_of(rules: Rules, sn: Snap, kind: int, cards: int, target: int) -> int | None:
+    """Rule 13: the cheat card of a play made in position ``sn``, decided when it
+    is played: a throw-in of a rank not on the table, a cover that does not beat
+    its target, the odd card of a lead of two ranks (of two single cards, the
+    higher rank).  Transfers are always honest."""
+    if not rules.cheating:
+        return None
+    if kind == THROW_K:
+        c = cards.bit_length() - 1
+        return None if CARD_RANK[c] in ranks_of(table_mask(sn.att, sn.dfn)) else c
+    if kind == DEFEND_K:
+        c = cards.bit_length() - 1
+        return None if beats(c, target, sn.trump_suit) else c
+    if kind == ATTACK:
+        by_rank: dict[int, list[int]] = {}
+        for c in cards_of(cards):
+            by_rank.setdefault(CARD_RANK[c], []).append(c)
+        if len(by_rank) == 1:
+            return None
+        assert len(by_rank) == 2, "a lead of three ranks was accepted"
+        (_, lows), (_, highs) = sorted(by_rank.items())
+        assert len(lows) == 1 or len(highs) == 1, "a lead with two odd cards was accepted"
+        return highs[0] if len(highs) == 1 else lows[0]
+    return None
+
+
+def _accuse(rules: Rules, sn: Snap, seat: int, card: int) -> Snap:
+    """Rule 13: ``seat`` calls out ``card``.  A cheat: back to the deep copy of the
+    position just before it (hands, table, turn, passes, taking flag, limit...),
+    the cards that went back known in their hands, the cheater marked.  A fair
+    card: the accuser is marked and the card cleared; nothing else changes."""
+    n = rules.players
+    found = [i for i, (c, _, _) in enumerate(sn.cheat_log) if c == card]
+    if found:
+        (k,) = found
+        _, cheater, saved = sn.cheat_log[k]
+        back = copy.deepcopy(saved)
+        kept = table_mask(back.att, back.dfn)
+        returned = [0] * n
+        for c, who, _ in sn.plays:
+            if not kept >> c & 1:
+                returned[who] |= 1 << c
+        assert returned[cheater] >> card & 1, "the cheat card does not go back to its cheater"
+        # Nothing leaves the table or the deck within a round: the hands before
+        # the cheat are today's hands plus the cards that go back.
+        for s in range(n):
+            assert back.hands[s] == sn.hands[s] | returned[s], f"seat {s}'s hand before the cheat"
+        assert (back.stock, back.discard, back.out, back.rounds) == (
+            sn.stock,
+            sn.discard,
+            sn.out,
+            sn.rounds,
+        )
+        assert [c for c, _, _ in back.cheat_log] == [c for c, _, _ in sn.cheat_log[:k]]
+        back.known = [sn.known[s] | returned[s] for s in range(n)]
+        back.marked = sn.marked | 1 << cheater
+        back.cleared = sn.cleared & kept  # cards found fair that are still on the table
+        back.pending = 0
+        back.history = sn.history
+        back.pogony_hint = sn.pogony_hint
+        if back.phase == THROW:
+            # The throw-in turn is offered again in the usual order: the
+            # cheater, now marked, is skipped without an honest card.
+            _after_cover_or_pass(rules, back)
+        return back
+    sn.marked |= 1 << seat
+    sn.cleared |= 1 << card
+    if sn.phase == THROW and sn.to_move == seat and not can_throw(rules, sn, seat):
+        # The accuser was asked to throw in and has no honest card left: the turn
+        # passes on to the next seat in the throw-in order.
+        order = throw_order(rules, sn.attacker, sn.defender, sn.out)
+        _after_cover_or_pass(rules, sn, order.index(seat) + 1)
+    elif sn.phase == LAST_CALL:
+        for s in range(n):
+            if not callable_cards(rules, sn, s):
+                sn.pending &= ~(1 << s)  # nothing left to call out
+        _answered(rules, sn)
+    return sn
+
+
+def _answered(rules: Rules, sn: Snap) -> None:
+    """After an answer in the last call: ask the next pending seat, or end the round."""
+    if sn.pending:
+        _ask_last_call(rules, sn)
+    else:
+        _end_round(rules, sn)
 
 
 def ref_step(rules: Rules, before: Snap, action: Action) -> Snap:
@@ -501,8 +734,25 @@ def ref_step(rules: Rules, before: Snap, action: Action) -> Snap:
         dfn=list(before.dfn),
         out=list(before.out),
         history=list(before.history),
+        plays=list(before.plays),
+        cheat_log=list(before.cheat_log),
     )
     seat, kind, cards, target = action
+    if kind == ACCUSE:
+        return _accuse(rules, sn, seat, cards.bit_length() - 1)
+    if kind == PASS and sn.phase == LAST_CALL:
+        sn.pending &= ~(1 << seat)
+        _answered(rules, sn)
+        return sn
+    if kind in (ATTACK, THROW_K, DEFEND_K, TRANSFER) and rules.cheating:
+        cheat = cheat_of(rules, before, kind, cards, target)
+        if cheat is not None:
+            sn.cheat_log.append((cheat, seat, copy.deepcopy(before)))
+            sn.cheats |= 1 << cheat
+        if kind == DEFEND_K:
+            sn.plays.append((cards.bit_length() - 1, seat, True))
+        else:
+            sn.plays += [(c, seat, False) for c in cards_of(cards)]
     if kind == PASS:
         sn.passed |= 1 << seat
         _after_cover_or_pass(rules, sn)
@@ -512,7 +762,7 @@ def ref_step(rules: Rules, before: Snap, action: Action) -> Snap:
         if not rules.throw_in_after_take:
             # No throw-ins after a take: the round is over, the defender picks up
             # the table now and the player after the defender attacks next.
-            _end_round(rules, sn)
+            _round_over(rules, sn)
             return sn
         _after_cover_or_pass(rules, sn)
         return sn
@@ -630,6 +880,10 @@ def compare(rules: Rules, expected: Snap, actual: Snap, context: str) -> None:
     # Players who leave in the same round are listed in refill order.
     assert actual.out == expected.out, f"out: {context}"
     assert len(set(actual.out)) == len(actual.out), f"out has repeats: {context}"
+    # Rule 13: marks, fair cards, the last call, who played what, the cheats.
+    for name in ("marked", "cleared", "pending", "plays", "cheats"):
+        assert getattr(actual, name) == getattr(expected, name), f"{name}: {context}"
+    assert actual.cheats == model_cheats(expected), f"cheats: {context}"
     if not over:
         for name in [
             "to_move",
