@@ -8,6 +8,12 @@ prompt asks for it; otherwise defaults apply (2 players, podkidnoy, 36 cards,
 Auto).  Moves are typed as short commands (see ``kozyr.tui.commands``; ``?`` in
 the game).  ``--save FILE`` writes the game record for ``kozyr replay``.
 
+At a cheating table (``--rule cheating=true``, rule 13) the session is still
+turn-based: the person may call out a card at each of their turns (the
+engine's legal moves then include the accusations) and in every last call,
+where the bots answer first, at once, and the person is asked last.  The last
+call makes sure no cheat leaves the table unchallenged.
+
 Results go into the person's per-level record (``kozyr.bots.auto``): a table
 of mixed levels counts against its strongest computer player, and leaving a
 game after your first move counts as a loss (the client asks first), so the
@@ -36,18 +42,22 @@ from rich.text import Text
 
 from kozyr.bots import AutoLevel, Bot, Outcome, PlayerRecord, RandomBot, make_bot
 from kozyr.bots.auto import RecordFileError
-from kozyr.engine.actions import Action
+from kozyr.engine.actions import Action, Kind
 from kozyr.engine.deal import Deal
 from kozyr.engine.record import GameRecord
 from kozyr.engine.rules import Rules, RulesError
-from kozyr.engine.state import GameState, Result
+from kozyr.engine.state import LAST_CALL, GameState, Result
 from kozyr.engine.view import view_of
 from kozyr.tui.commands import CommandError, Meta, parse_command
-from kozyr.tui.narrate import after_move, describe, round_line
+from kozyr.tui.narrate import after_move, describe, round_line, verdict
 from kozyr.tui.render import board, end_panel, help_panel, moves_table
 
 #: Reads one line after showing a prompt; raises EOFError at the end of input.
 ReadLine = Callable[[str], str]
+
+PROMPT = "Your move> "
+#: The prompt of the last call at a cheating table (rule 13).
+LAST_CALL_PROMPT = "Last call: call out a card (x CARD) or pass (p / Enter)> "
 
 VARIANTS = ("podkidnoy", "perevodnoy")
 DECKS = (24, 36, 52)
@@ -183,8 +193,7 @@ class PlaySession:
         if not state.game_over:
             self.say(round_line(view_of(state, self.seat), self.labels))
         while not state.game_over:
-            seat = state.to_move
-            assert seat is not None
+            seat = self.next_seat()
             if seat == self.seat:
                 actions = self.ask()
                 if actions is None:
@@ -196,11 +205,26 @@ class PlaySession:
                 self.moved = True
             else:
                 actions = (self.bot_move(seat),)
+            last_call = state.phase == LAST_CALL
             for action in actions:
                 self.play(action)
-            if seat != self.seat and self.delay:
+            if seat != self.seat and self.delay and not last_call:
                 time.sleep(self.delay)
         return True
+
+    def next_seat(self) -> int:
+        """Who acts now: the seat to move, but in a last call every bot still to
+        answer goes first (bots answer at once) and the person last."""
+        state = self.state
+        seat = state.to_move
+        assert seat is not None
+        if state.phase == LAST_CALL:
+            n = state.n
+            for i in range(n):
+                s = (seat + i) % n
+                if state.pending >> s & 1 and s != self.seat:
+                    return s
+        return seat
 
     def bot_move(self, seat: int) -> Action:
         view = view_of(self.state, seat)
@@ -217,13 +241,24 @@ class PlaySession:
         self.console.print(Text(f"{mark} {message}", style="bold red"))
 
     def play(self, action: Action) -> None:
-        """Apply one action (validated by the engine), record and narrate it."""
+        """Apply one action (validated by the engine), record and narrate it.
+
+        At a cheating table a cheat is narrated as the move it is (everyone sees
+        the cards; noticing is up to them), an accusation by its verdict, and
+        the passes of the last call not at all."""
         before = view_of(self.state, self.seat)
+        event = self.state.cheat_event(action)
         self.state.apply(action)
         self.record.append(action)
         after = view_of(self.state, self.seat)
-        line = Text("  ").append_text(describe(action, before, self.labels, self.ascii))
-        self.say(line.append("."))
+        if event is not None and action.kind == Kind.ACCUSE:
+            line = Text("  ").append_text(verdict(event, before, after, self.labels, self.ascii))
+            self.say(line)
+        elif not (before.phase == LAST_CALL and action.kind == Kind.PASS):
+            line = Text("  ").append_text(describe(action, before, self.labels, self.ascii))
+            if event is not None and action.seat == self.seat:
+                line.append(" — a cheat")  # only the cheater is told
+            self.say(line.append("."))
         for extra in after_move(action, before, after, self.labels, self.ascii):
             self.say(extra)
 
@@ -231,9 +266,10 @@ class PlaySession:
         """The person's next move(s); None to quit.  Bad input changes nothing."""
         view = view_of(self.state, self.seat)
         self.console.print(board(view, self.labels, self.ascii))
+        prompt = LAST_CALL_PROMPT if view.phase == LAST_CALL else PROMPT
         while True:
             try:
-                line = self.read_line("Your move> ")
+                line = self.read_line(prompt)
             except EOFError:
                 self.say("")
                 return None
@@ -248,7 +284,7 @@ class PlaySession:
                         return None
                     continue
                 if command.name == "help":
-                    self.console.print(help_panel(self.ascii))
+                    self.console.print(help_panel(self.ascii, self.rules.cheating))
                 elif command.name == "moves":
                     self.console.print(moves_table(view, self.labels, self.ascii))
                 else:
@@ -425,7 +461,8 @@ def add_parser(sub: Any) -> None:
         metavar="NAME=VALUE",
         help="another table rule, e.g. lead_multiple=false, throw_in=neighbours, "
         "transfer_show_trump=true, first_round_cap=first_round, teams=2v2, repetition_draw=false, "
-        "throw_in_after_take=false",
+        "throw_in_after_take=false, cheating=true (cheats and accusations: in the game "
+        "cheat CARD, x CARD)",
     )
     p.add_argument("--save", metavar="FILE", help="write the game record (JSON) to FILE")
     p.add_argument(

@@ -3,6 +3,11 @@
 Narration compares two views of the same seat (before and after a move), so
 it can only ever tell that seat what the seat may know: which cards *it* drew,
 how many the others drew.
+
+At a cheating table (rule 13) a cheat is narrated like any other move (the
+cards are on the table face up: noticing is the game), and only an accusation
+says what a card was: :func:`verdict` words the engine's
+``GameState.cheat_event`` judged before the accusation is played.
 """
 
 from __future__ import annotations
@@ -13,10 +18,11 @@ from rich.text import Text
 
 from kozyr.engine.actions import Action, Kind
 from kozyr.engine.cards import cards_of
-from kozyr.engine.state import OVER
+from kozyr.engine.state import LAST_CALL, OVER
 from kozyr.engine.view import View
 
 from .cards import card_text, cards_text, hand_order
+from .commands import played_by
 
 #: (base form, third person) of each move's verb.
 _VERBS = {
@@ -27,7 +33,11 @@ _VERBS = {
     Kind.PASS: ("pass", "passes"),
     Kind.TRANSFER: ("transfer", "transfers"),
     Kind.SHOW_TRUMP: ("show", "shows"),
+    Kind.ACCUSE: ("call out", "calls out"),
 }
+
+#: A rule-13 event from ``GameState.cheat_event``: (what, seat, card, other seat).
+CheatEvent = tuple[str, int, int, int]
 
 
 def _name(seat: int, view: View, labels: Sequence[str], start: bool = False) -> str:
@@ -80,7 +90,14 @@ def describe(
     elif kind == Kind.TAKE:
         out.append(" the cards")
     elif kind == Kind.PASS:
-        out.append(" (done throwing in)")
+        out.append(" (no call)" if view.phase == LAST_CALL else " (done throwing in)")
+    elif kind == Kind.ACCUSE:
+        card = action.cards.bit_length() - 1
+        owner = played_by(view, card)
+        out.append(" ")
+        out.append_text(cards)
+        if owner is not None and not subject:
+            out.append(f" (played by {_name(owner, view, labels)})")
     else:
         if kind == Kind.SHOW_TRUMP:
             out.append(" the trump ")
@@ -98,11 +115,54 @@ def _cards(k: int) -> str:
     return f"{k} card" if k == 1 else f"{k} cards"
 
 
+def verdict(
+    event: CheatEvent, before: View, after: View, labels: Sequence[str], ascii: bool = False
+) -> Text:
+    """An accusation and its outcome, from ``before.seat``'s side: ``You called out
+    9♠ — a cheat by North: the card goes back, North is marked.``"""
+    what, accuser, card, player = event
+    ts = before.trump_suit
+    me = before.seat
+    line = Text(f"{_name(accuser, before, labels, start=True)} called out ")
+    if player == me:
+        line.append("your ")
+    line.append_text(card_text(card, ascii, trump_suit=ts))
+    if what == "caught":
+        back = hand_order(cards_of(before.table_cards & ~after.table_cards), ts)
+        line.append(" — caught" if player == me else f" — a cheat by {labels[player]}")
+        if len(back) == 1:
+            line.append(": the card goes back")
+        else:
+            line.append(": the cards go back (").append_text(cards_text(back, ascii, ts))
+            line.append(")")
+        marked = "you are marked" if player == me else f"{labels[player]} is marked"
+        line.append(f", {marked}.")
+        if before.phase == LAST_CALL:
+            line.append(" The round goes on from before the cheat.")
+        return line
+    line.append(" — it was fair: ")
+    again = before.marked >> accuser & 1
+    if accuser == me:
+        line.append("you were marked already." if again else "you are marked.")
+    else:
+        line.append(f"{labels[accuser]} {'was marked already' if again else 'is marked'}.")
+    return line
+
+
 def after_move(
     action: Action, before: View, after: View, labels: Sequence[str], ascii: bool = False
 ) -> list[Text]:
-    """What else happened: the round's end, refills, the trump drawn, players out."""
+    """What else happened: the last call, the round's end, refills, the trump
+    drawn, players out."""
     if after.rounds == before.rounds:
+        if after.phase == LAST_CALL and before.phase != LAST_CALL:
+            return [
+                Text(
+                    "Last call: the round is over — before the cards leave the table, "
+                    "anyone may call out a card.",
+                    style="bold",
+                )
+            ]
         return []
     lines = []
     ts = before.trump_suit

@@ -3,7 +3,9 @@
 Everything here draws from a seat's :class:`~kozyr.engine.view.View` except the
 end screen, which shows every hand once the game is over.  Colour is never the
 only signal: red suits keep their suit symbol (or letter), playable cards carry
-a ``*`` and roles are spelled out.
+a ``*`` and roles are spelled out.  At a cheating table (rule 13) marked players
+carry the tag ``marked``, cards called out and found fair a ``✓`` (``+`` in
+ASCII), and the last call is named on the board; cheats are never pointed out.
 """
 
 from __future__ import annotations
@@ -16,21 +18,31 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from kozyr.engine.actions import Kind
 from kozyr.engine.cards import CARD_SUIT, cards_of
-from kozyr.engine.state import OVER, GameState
+from kozyr.engine.state import DEFEND, LAST_CALL, LEAD, OVER, THROW, GameState
 from kozyr.engine.view import View
 
 from .cards import PLAYABLE_MARK, SUIT_NAMES, card_text, cards_text, hand_order, suit_mark
-from .commands import command_text, hints
+from .commands import cheat_card, command_text, hints, honest_moves, may_answer_last_call
 from .narrate import describe
+
+#: The tag of a marked player (rule 13: caught cheating or called out a fair card).
+MARKED = "marked"
+
+
+def fair_mark(ascii: bool = False) -> str:
+    """Follows a card on the table that was called out and found fair."""
+    return "+" if ascii else "✓"
 
 
 def playable_cards(view: View) -> int:
-    """Every card that appears in one of ``view.legal``."""
+    """Every card of the hand that appears in one of ``view.legal``'s honest moves
+    (a cheat can play any card: marking them all would say nothing)."""
     mask = 0
-    for a in view.legal:
+    for a in honest_moves(view):
         mask |= a.cards
-    return mask
+    return mask & view.hand
 
 
 def role(view: View, seat: int) -> str:
@@ -69,6 +81,8 @@ def rules_summary(view: View) -> str:
     parts = [r.variant, f"{r.deck} cards", f"{r.players} players"]
     if r.teams != "none":
         parts.append(f"teams {r.teams}")
+    if r.cheating:
+        parts.append("cheating")
     return " · ".join(parts)
 
 
@@ -106,7 +120,10 @@ def players_table(view: View, labels: Sequence[str], ascii: bool = False) -> Tab
         if teams:
             row.append(str(seat % teams + 1))
         row.append(str(view.hand_counts[seat]))
-        row.append(role(view, seat))
+        tag = Text(role(view, seat))
+        if view.marked >> seat & 1:
+            tag.append(" · " if tag else "").append(MARKED, style="bold magenta")
+        row.append(tag)
         known = hand_order(cards_of(view.known[seat]), view.trump_suit)
         row.append(cards_text(known, ascii, view.trump_suit))
         table.add_row(*row)
@@ -125,12 +142,22 @@ def table_grid(view: View, ascii: bool = False) -> RenderableType:
     ts = view.trump_suit
     attack: list[RenderableType] = [head.append(f" ({len(view.table)} of {view.limit})")]
     cover: list[RenderableType] = [Text("")]
+
+    def card(c: int) -> Text:
+        text = card_text(c, ascii, trump_suit=ts)
+        if view.cleared >> c & 1:
+            text.append(fair_mark(ascii), style="green")
+        return text
+
     for a, d in view.table:
-        attack.append(card_text(a, ascii, trump_suit=ts))
-        cover.append(card_text(d, ascii, trump_suit=ts) if d >= 0 else Text("·", style="dim"))
+        attack.append(card(a))
+        cover.append(card(d) if d >= 0 else Text("·", style="dim"))
     grid.add_row(*attack)
     grid.add_row(*cover)
-    return grid
+    if not view.cleared:
+        return grid
+    legend = f"{fair_mark(ascii)} = called out and found fair: it cannot be called out again"
+    return Group(grid, Text(legend, style="dim"))
 
 
 def hand_line(view: View, ascii: bool = False) -> Text:
@@ -155,24 +182,59 @@ def hint_line(view: View) -> Text:
 
 def board(view: View, labels: Sequence[str], ascii: bool = False) -> RenderableType:
     """The whole screen for ``view.seat``: table panel, hand and the commands."""
-    body = Group(
-        trump_line(view, labels, ascii), players_table(view, labels, ascii), table_grid(view, ascii)
-    )
+    body: list[RenderableType] = [
+        trump_line(view, labels, ascii),
+        players_table(view, labels, ascii),
+        table_grid(view, ascii),
+    ]
     title = f"Round {view.rounds + 1}"
-    panel = Panel(body, title=title, subtitle=rules_summary(view), box=box.ROUNDED, expand=False)
+    if view.phase == LAST_CALL:
+        title += " · last call"
+    panel = Panel(
+        Group(*body), title=title, subtitle=rules_summary(view), box=box.ROUNDED, expand=False
+    )
     parts: list[RenderableType] = [panel, hand_line(view, ascii)]
-    if view.my_turn:
+    if view.my_turn or may_answer_last_call(view):
         parts.append(hint_line(view))
     return Group(*parts)
 
 
+#: How the move list sums up the cheats of each phase.
+CHEAT_ROWS = {
+    LEAD: ("cheat CARD… ODD", "lead with ODD, a card of another rank, alongside"),
+    DEFEND: ("cheat CARD on TARGET", "cover with a card that does not beat TARGET"),
+    THROW: ("cheat CARD", "throw in a card of a rank not on the table"),
+}
+
+
 def moves_table(view: View, labels: Sequence[str], ascii: bool = False) -> Table:
-    """Every legal move of the seat to move: the command to type and what it does."""
+    """Every legal move of the seat to move: the command to type and what it does.
+    At a cheating table the cheats are summed up by kind (a lead alongside alone
+    may be dozens of moves) and the cards that may be called out come last."""
     table = Table(title="Your legal moves", box=box.SIMPLE_HEAD, show_edge=False)
     table.add_column("Type")
     table.add_column("To")
+    for a in honest_moves(view):
+        text = describe(a, view, labels, ascii, subject=False)
+        if a.kind == Kind.PASS and view.phase == LAST_CALL:
+            text = Text("pass: call nothing out (Enter does it too)")
+        table.add_row(command_text(a), text)
+    cheats = [a for a in view.legal if cheat_card(view, a) >= 0]
+    if cheats:
+        form, what = CHEAT_ROWS[view.phase]
+        text = Text(f"{what} (a cheat)")
+        if view.phase == THROW:
+            cards = 0
+            for a in cheats:
+                cards |= a.cards
+            shown = hand_order(cards_of(cards), view.trump_suit)
+            text.append(": ").append_text(cards_text(shown, ascii, view.trump_suit))
+        else:
+            text.append(f", e.g. {command_text(cheats[0], view)}")
+        table.add_row(form, text)
     for a in view.legal:
-        table.add_row(command_text(a), describe(a, view, labels, ascii, subject=False))
+        if a.kind == Kind.ACCUSE:
+            table.add_row(command_text(a), describe(a, view, labels, ascii, subject=False))
     return table
 
 
@@ -193,11 +255,25 @@ HELP_ROWS = (
 )
 
 
-def help_panel(ascii: bool = False) -> Panel:
+#: The commands of a cheating table (rule 13), shown only there.
+CHEATING_HELP_ROWS = (
+    ("cheat 9s", "throw in a card of a rank not on the table: a cheat (th 9s refuses it)"),
+    ("cheat 7c on 8c", "cover with a card that does not beat: a cheat (also cheat 7c>8c)"),
+    ("cheat 8c 8h ks", "lead with one card of another rank alongside: a cheat"),
+    ("x 9s", "call out a card on the table as a cheat (also accuse 9s)"),
+    ("p  Enter", "in the last call: call nothing out"),
+)
+
+
+def help_panel(ascii: bool = False, cheating: bool = False) -> Panel:
+    """The commands; with ``cheating`` the commands and notes of rule 13 as well."""
     table = Table(box=None, show_header=False, padding=(0, 2))
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
-    for cmd, what in HELP_ROWS:
+    rows: Sequence[tuple[str, str]] = HELP_ROWS
+    if cheating:
+        rows = HELP_ROWS[:8] + CHEATING_HELP_ROWS + HELP_ROWS[8:]
+    for cmd, what in rows:
         table.add_row(cmd, what)
     symbols = ", ".join(f"{s[0]} = {suit_mark(i, ascii)} {s}" for i, s in enumerate(SUIT_NAMES))
     notes = Text.assemble(
@@ -212,6 +288,22 @@ def help_panel(ascii: bool = False) -> Panel:
         "Attack leads, Defend covers or takes, Throw-in may add cards of the ranks on "
         "the table, Out has finished. The last player holding cards is the durak.",
     )
+    if cheating:
+        notes.append_text(
+            Text.assemble(
+                "\n",
+                ("Cheating table: ", "bold"),
+                "every card is played face up: watch the table, nobody will tell you "
+                "that a card was a cheat. You may call out a card at each of your turns "
+                "and in the last call at the end of every round, before the cards leave "
+                "the table (the computer players answer the last call at once). A cheat "
+                "caught goes back with every card played after it and the cheater is "
+                f"marked; calling out a fair card marks you and the card gets a "
+                f"{fair_mark(ascii)}. A player tagged {MARKED} can no longer cheat, but "
+                "may still call out cards. Plain commands never cheat: a cheat needs "
+                "the word cheat.",
+            )
+        )
     return Panel(Group(table, Text(""), notes), title="Commands", box=box.ROUNDED)
 
 
@@ -249,6 +341,8 @@ def end_panel(
     table.add_column("Hand")
     table.add_column("Finished")
     for seat, label in enumerate(labels):
+        if state.marked >> seat & 1:
+            label += f" · {MARKED}"
         hand = hand_order(cards_of(state.hands[seat]), ts)
         if seat in state.out:
             place = _ordinal(state.out.index(seat) + 1) + " out"
