@@ -457,7 +457,7 @@ class GameState:
             rank_cards = self.table_ranks
             passed = self.passed
             hands = self.hands
-            # Rule 11: an unmarked player at a cheating table can throw any card.
+            # Rule 13: an unmarked player at a cheating table can throw any card.
             free = ~self.marked if self.rules.cheating else 0
             for s in self.order:
                 if not passed >> s & 1 and (hands[s] & rank_cards or (free >> s & 1 and hands[s])):
@@ -701,7 +701,7 @@ class GameState:
         return []
 
     def _add_cheating_leads(self, seat: int, hand: int, limit: int, acts: list[Action]) -> None:
-        """Rule 11: a lead of one rank with one card of another rank alongside.
+        """Rule 13: a lead of one rank with one card of another rank alongside.
         Each set once: two single cards are listed under the lower rank."""
         for r in range(13):
             same = hand & RANK_MASK[r]
@@ -719,7 +719,7 @@ class GameState:
                     acts.append(fast_action(seat, _ATTACK, sub | low))
 
     def _add_accusations(self, seat: int, acts: list[Action]) -> None:
-        """Rule 11: ``seat`` may call out any card on the table (in play order)
+        """Rule 13: ``seat`` may call out any card on the table (in play order)
         that someone else played and that was not found fair already."""
         if not self.active >> seat & 1:
             return
@@ -1083,7 +1083,7 @@ class GameState:
         return ("cheat", seat, cheat, seat) if cheat >= 0 else None
 
     def _accuse(self, seat: int, card: int) -> None:
-        """Rule 11: a cheat caught goes back with everything played after it and
+        """Rule 13: a cheat caught goes back with everything played after it and
         the cheater is marked; a fair card called out marks the accuser."""
         if self.cheat_cards >> card & 1:
             k = next(i for i, rec in enumerate(self.cheats) if rec[1] == card)
