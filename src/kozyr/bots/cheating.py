@@ -70,26 +70,10 @@ _NOTICE: Final = 0x6E6F74696365
 _CHEAT: Final = 0x6368656174
 
 
-def table_ranks(view: View) -> int:
-    ranks = 0
-    for a, d in view.table:
-        ranks |= RANK_MASK[CARD_RANK[a]]
-        if d >= 0:
-            ranks |= RANK_MASK[CARD_RANK[d]]
-    return ranks
-
-
 def is_cheat(view: View, action: Action) -> bool:
     """Whether ``action`` (legal in ``view``) is a cheat: a throw-in of a rank not
     on the table, a cover that does not beat, a lead with a card of another rank."""
-    kind = action.kind
-    if kind == Kind.THROW:
-        return not action.cards & table_ranks(view)
-    if kind == Kind.DEFEND:
-        return not action.cards & BEATERS[view.trump_suit][action.target]
-    if kind == Kind.ATTACK:
-        return len({CARD_RANK[c] for c in range(52) if action.cards >> c & 1}) > 1
-    return False
+    return view.cheat_card(action) >= 0
 
 
 def honest(view: View) -> tuple[Action, ...]:
@@ -146,7 +130,7 @@ def heuristic_cheat(view: View, honest_action: Action, seed: int, appetite: floa
     if kind == Kind.TAKE:
         cheat = next((a for a in cheat_candidates(view) if a.kind == Kind.DEFEND), None)
     elif kind == Kind.PASS and view.deck_count > 0:
-        off = view.hand & ~table_ranks(view)
+        off = view.hand & ~view.table_ranks
         if off and t.cost[cheapest(off, t.cost)] <= t.dump:
             cheat = Action(view.seat, Kind.THROW, 1 << cheapest(off, t.cost))
     elif kind == Kind.ATTACK:
@@ -174,7 +158,7 @@ def cheat_candidates(view: View) -> list[Action]:
                 c = cheapest(hand & ~beaters[a], t.cost)
                 out.append(Action(view.seat, Kind.DEFEND, 1 << c, a))
     elif view.phase == THROW:
-        off = hand & ~table_ranks(view)
+        off = hand & ~view.table_ranks
         if off:
             out.append(Action(view.seat, Kind.THROW, 1 << cheapest(off, t.cost)))
     elif view.phase == LEAD:

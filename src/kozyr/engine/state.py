@@ -132,7 +132,7 @@ class Result:
         return out
 
 
-def _lead_cheat(cards: int) -> int:
+def lead_cheat(cards: int) -> int:
     """The cheat card of a lead (rule 13), -1 for a fair lead or a lead that is
     no cheating lead either.  A cheating lead has two ranks, one of them with a
     single card: that card is the cheat; of two single cards, the higher rank."""
@@ -146,6 +146,22 @@ def _lead_cheat(cards: int) -> int:
         return c2[0]
     if len(c1) == 1:
         return c1[0]
+    return -1
+
+
+def cheat_card_in(
+    kind: int, cards: int, target: int, table_ranks: int, beaters: tuple[int, ...]
+) -> int:
+    """The card that makes a legal play a cheat (rule 13), or -1: a throw-in of
+    a rank not on the table (``table_ranks``, a rank mask), a cover that does not
+    beat its target, the odd card of a lead.  Judged from face-up cards only, so
+    a view can judge it too (``View.cheat_card``)."""
+    if kind == _DEFEND:
+        return cards.bit_length() - 1 if not cards & beaters[target] else -1
+    if kind == _THROW:
+        return cards.bit_length() - 1 if not cards & table_ranks else -1
+    if kind == _ATTACK:
+        return lead_cheat(cards)
     return -1
 
 
@@ -875,7 +891,7 @@ class GameState:
             if len(ranks) > 1:
                 if not self._may_cheat(seat):
                     return "cards led together must all have the same rank"
-                if _lead_cheat(cards) < 0:
+                if lead_cheat(cards) < 0:
                     return "a cheating lead is cards of one rank and one card of another rank"
             if k > self.limit:
                 return f"at most {self.limit} attack card(s) this round"
@@ -1054,13 +1070,7 @@ class GameState:
             cards ^= low
 
     def _cheat_in(self, kind: int, cards: int, target: int) -> int:
-        if kind == _DEFEND:
-            return cards.bit_length() - 1 if not cards & self.beaters[target] else -1
-        if kind == _THROW:
-            return cards.bit_length() - 1 if not cards & self.table_ranks else -1
-        if kind == _ATTACK:
-            return _lead_cheat(cards)
-        return -1
+        return cheat_card_in(kind, cards, target, self.table_ranks, self.beaters)
 
     def cheat_event(self, action: Action) -> tuple[str, int, int, int] | None:
         """What a legal ``action`` means for rule 13, judged before it is played:

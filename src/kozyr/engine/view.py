@@ -18,7 +18,16 @@ from typing import Any
 from .actions import Action
 from .cards import CARD_RANK, RANK_MASK, card_str, cards_of, deck_mask
 from .rules import Rules
-from .state import BEATERS, OVER, PHASE_NAMES, GameState, Position, Result, cheating_json
+from .state import (
+    BEATERS,
+    OVER,
+    PHASE_NAMES,
+    GameState,
+    Position,
+    Result,
+    cheat_card_in,
+    cheating_json,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +91,22 @@ class View:
             if d >= 0:
                 m |= 1 << d
         return m
+
+    @property
+    def table_ranks(self) -> int:
+        """The ranks on the table, as a mask of every card of those ranks."""
+        ranks = 0
+        for a, d in self.table:
+            ranks |= RANK_MASK[CARD_RANK[a]]
+            if d >= 0:
+                ranks |= RANK_MASK[CARD_RANK[d]]
+        return ranks
+
+    def cheat_card(self, action: Action) -> int:
+        """The card that makes ``action`` a cheat here (rule 13), or -1."""
+        return cheat_card_in(
+            action.kind, action.cards, action.target, self.table_ranks, BEATERS[self.trump_suit]
+        )
 
     def unseen(self) -> int:
         """Cards whose place this seat does not know: in other hands or in the deck

@@ -38,7 +38,7 @@ from typing import Literal
 
 from kozyr.engine.actions import Action, Kind
 from kozyr.engine.cards import CARD_RANK, CARD_SUIT, CardError, cards_of, parse_card
-from kozyr.engine.state import BEATERS, DEFEND, LAST_CALL, LEAD, PLAY_SEAT_SHIFT, THROW
+from kozyr.engine.state import DEFEND, LAST_CALL, LEAD, PLAY_SEAT_SHIFT, THROW
 from kozyr.engine.view import View
 
 from .cards import card_input, card_name, cards_name, suit_mark
@@ -151,34 +151,10 @@ def table_ranks(view: View) -> set[int]:
     return {CARD_RANK[c] for pair in view.table for c in pair if c >= 0}
 
 
-def lead_cheat(cards: int) -> int:
-    """The cheat card of a lead, -1 if the lead is fair (or no lead at all): of
-    two ranks, the single card of one; of two single cards, the higher rank."""
-    ranks: dict[int, list[int]] = {}
-    for c in cards_of(cards):
-        ranks.setdefault(CARD_RANK[c], []).append(c)
-    if len(ranks) != 2:
-        return -1
-    (_, low), (_, high) = sorted(ranks.items())
-    if len(high) == 1:
-        return high[0]
-    return low[0] if len(low) == 1 else -1
-
-
 def cheat_card(view: View, action: Action) -> int:
-    """The card that makes ``action`` a cheat in the position ``view`` shows, or -1:
-    a throw-in of a rank not on the table, a cover that does not beat its target,
-    the odd card of a lead (docs/rules.md, rule 13)."""
-    kind = action.kind
-    if kind == Kind.THROW:
-        c = action.cards.bit_length() - 1
-        return c if CARD_RANK[c] not in table_ranks(view) else -1
-    if kind == Kind.DEFEND:
-        c = action.cards.bit_length() - 1
-        return c if not BEATERS[view.trump_suit][action.target] >> c & 1 else -1
-    if kind == Kind.ATTACK:
-        return lead_cheat(action.cards)
-    return -1
+    """The card that makes ``action`` a cheat in the position ``view`` shows, or -1
+    (docs/rules.md, rule 13; judged by the engine's ``View.cheat_card``)."""
+    return view.cheat_card(action)
 
 
 def is_marked(view: View, seat: int | None = None) -> bool:
