@@ -423,9 +423,7 @@ static PyObject *State_copy(StateObject *self, PyObject *Py_UNUSED(ignored)) {
     return (PyObject *)o;
 }
 
-static PyObject *State_legal(StateObject *self, PyObject *Py_UNUSED(ignored)) {
-    KAction acts[K_MAX_ACTIONS];
-    int k = k_legal(&self->s, acts);
+static PyObject *action_list(const KAction *acts, int k) {
     PyObject *list = PyList_New(k);
     if (!list) return NULL;
     for (int i = 0; i < k; i++) {
@@ -434,6 +432,11 @@ static PyObject *State_legal(StateObject *self, PyObject *Py_UNUSED(ignored)) {
         PyList_SET_ITEM(list, i, t);
     }
     return list;
+}
+
+static PyObject *State_legal(StateObject *self, PyObject *Py_UNUSED(ignored)) {
+    KAction acts[K_MAX_ACTIONS];
+    return action_list(acts, k_legal(&self->s, acts));
 }
 
 static int read_action(PyObject *args, KAction *a) {
@@ -451,15 +454,7 @@ static PyObject *State_legal_for(StateObject *self, PyObject *args) {
     int seat;
     if (!PyArg_ParseTuple(args, "i", &seat)) return NULL;
     KAction acts[K_MAX_ACTIONS];
-    int k = k_legal_for(&self->s, seat, acts);
-    PyObject *list = PyList_New(k);
-    if (!list) return NULL;
-    for (int i = 0; i < k; i++) {
-        PyObject *t = action_tuple(&acts[i]);
-        if (!t) { Py_DECREF(list); return NULL; }
-        PyList_SET_ITEM(list, i, t);
-    }
-    return list;
+    return action_list(acts, k_legal_for(&self->s, seat, acts));
 }
 
 static PyObject *State_is_legal(StateObject *self, PyObject *args) {
