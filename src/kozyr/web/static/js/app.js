@@ -27,18 +27,27 @@ const S = {
   pendingJoin: null, // invite code from the URL
   resultShownFor: null,
   autoCounted: new Set(),
+  passing: new Set(), // pass and play: seats whose last-call "Continue" is still to be sent
+  passSentAt: null, // the version the last of those passes answered
+  afterLastCall: false, // pass and play: a last call just ended (the device was shared)
 };
 
 const table = new TableView({
-  move: (action, version) => moveConn().send({ type: "move", action, version }),
+  // Pass and play: the move goes out on the connection of the seat it names
+  // (an accusation may come from any player of this device).
+  move: (action, version) => connFor(action.seat).send({ type: "move", action, version }),
+  lastCall: (seats) => {
+    for (const seat of seats) S.passing.add(seat);
+    pnpUpdate();
+  },
   leave: () => leaveRoom(),
-  announce: (text) => announce(text),
+  announce: (text, urgent) => announce(text, urgent),
 });
 const forms = {};
 
 // ============================================================ helpers
-function announce(text) {
-  const el = $("#announcer");
+function announce(text, urgent = false) {
+  const el = urgent ? $("#announcer-urgent") : $("#announcer");
   el.textContent = "";
   setTimeout(() => (el.textContent = text), 30);
 }
@@ -92,6 +101,25 @@ function currentFrame() {
 function moveConn() {
   if (S.mode === "pnp") return S.pnp.conns[S.shownSeat] || S.pnp.conns[0];
   return S.conn;
+}
+
+function connFor(seat) {
+  if (S.mode === "pnp") return S.pnp.conns[seat] || moveConn();
+  return S.conn;
+}
+
+/** Rule 13's last call: the round is over, the seats in view.pending answer. */
+function inLastCall(frame) {
+  return Boolean(frame && frame.view.phase === "last_call");
+}
+
+/** Pass and play: every seat of this device with its latest legal actions. */
+function localSeats() {
+  return Array.from(S.frames.entries(), ([seat, e]) => ({
+    seat,
+    version: e.frame.version,
+    legal: S.passing.has(seat) ? [] : e.frame.legal || [],
+  }));
 }
 
 function hostConn() {
@@ -456,14 +484,21 @@ function renderTable() {
   if (!entry) return;
   const { frame, receivedAt } = entry;
   document.body.dataset.version = String(frame.version);
+  const pnp = S.mode === "pnp";
+  // Pass and play, last call: everybody looks at the table (anyone may call a
+  // card out), so the privacy screen steps aside and the hand is hidden.
+  const lastCall = pnp && inLastCall(frame);
   table.render({
     frame,
     room: S.room,
     event: S.events.get(frame.version) || null,
     receivedAt,
-    hidden: S.mode === "pnp" && !S.revealed,
+    hidden: pnp && !S.revealed && !lastCall,
+    local: pnp ? localSeats() : null,
+    shared: pnp,
   });
-  $("#table").classList.toggle("concealed", S.mode === "pnp" && !S.revealed);
+  $("#table").classList.toggle("concealed", pnp && !S.revealed && !lastCall);
+  $("#table").classList.toggle("hand-hidden", lastCall);
   renderPrivacy();
   renderResult(frame);
 }
@@ -573,7 +608,12 @@ function countAuto(over) {
 // ============================================================ privacy (pass and play)
 function renderPrivacy() {
   const el = $("#privacy");
-  const hidden = S.mode !== "pnp" || S.revealed || S.shownSeat === null || (S.over && S.room && S.room.state === "over");
+  const hidden =
+    S.mode !== "pnp" ||
+    S.revealed ||
+    S.shownSeat === null ||
+    (S.over && S.room && S.room.state === "over") ||
+    inLastCall(currentFrame()?.frame);
   if (hidden) {
     el.hidden = true;
     return;
@@ -798,8 +838,22 @@ function pnpUpdate() {
   }
   if (!latest) return;
   const toMove = latest.frame.to_move;
+  const lastCall = inLastCall(latest.frame);
+  if (lastCall) {
+    // The last call is answered out of turn, by anyone looking at the table:
+    // no passing the device now; whoever plays next taps to see their cards.
+    clearTimeout(S.switchTimer);
+    S.nextSeat = null;
+    S.revealed = false;
+    S.afterLastCall = true;
+    sendPasses(latest.frame.version);
+  } else {
+    S.passing.clear();
+  }
   const ready = toMove !== null && toMove !== undefined && S.frames.get(toMove)?.frame.version === latest.frame.version;
-  if (ready && toMove !== S.shownSeat && S.nextSeat !== toMove) {
+  const switchNow = S.shownSeat === null || S.afterLastCall; // no cards of anybody's are showing
+  if (!lastCall && ready) S.afterLastCall = false;
+  if (!lastCall && ready && toMove !== S.shownSeat && S.nextSeat !== toMove) {
     S.nextSeat = toMove;
     clearTimeout(S.switchTimer);
     const swap = () => {
@@ -809,13 +863,29 @@ function pnpUpdate() {
       renderTable();
       show("table");
     };
-    if (S.shownSeat === null) swap();
+    if (switchNow) swap();
     else S.switchTimer = setTimeout(swap, 800); // let the last card land, then cover
   }
   if (S.shownSeat === null) S.shownSeat = toMove ?? 0;
   if (currentFrame()) {
     renderTable();
     show("table");
+  }
+}
+
+/** "Continue" in a shared last call: one pass per waiting seat, one at a time
+ * (each answers the version the previous pass produced). */
+function sendPasses(version) {
+  if (!S.passing.size || S.passSentAt === version) return;
+  for (const seat of Array.from(S.passing)) {
+    const entry = S.frames.get(seat);
+    if (!entry || entry.frame.version !== version) return; // its frame is on the way
+    S.passing.delete(seat);
+    const pass = (entry.frame.legal || []).find((a) => a.type === "pass");
+    if (!pass) continue; // no longer pending (the server passed, or it called a card out)
+    S.passSentAt = version;
+    S.pnp.conns[seat].send({ type: "move", action: pass, version });
+    return;
   }
 }
 
@@ -846,6 +916,8 @@ async function startPnp() {
   S.nextSeat = null;
   S.revealed = false;
   S.resultShownFor = null;
+  S.passing.clear();
+  S.passSentAt = null;
   show("loading");
   const conns = names.map((n) => makePnpConn(n, null));
   S.pnp = { conns, names, resuming: false };
@@ -903,6 +975,7 @@ function exitPnp(silent = false) {
   S.events.clear();
   S.over = null;
   S.shownSeat = null;
+  S.passing.clear();
   $("#privacy").hidden = true;
   $("#result").hidden = true;
   openMain(validName(store.get("name")) || guestName());

@@ -12,7 +12,7 @@ const CHOICES = {
   teams: ["none", "2v2", "3v3", "2v2v2"],
   first_attacker: ["lowest_trump", "durak_attacked", "after_durak"],
 };
-const SWITCHES = ["lead_multiple", "transfer_show_trump", "pogony", "repetition_draw", "throw_in_after_take"];
+const SWITCHES = ["lead_multiple", "transfer_show_trump", "pogony", "repetition_draw", "throw_in_after_take", "cheating"];
 export const DEFAULT_RULES = {
   deck: 36,
   variant: "podkidnoy",
@@ -25,6 +25,7 @@ export const DEFAULT_RULES = {
   pogony: true,
   repetition_draw: true,
   throw_in_after_take: true,
+  cheating: false,
 };
 const TEAM_PLAYERS = { "2v2": [4], "3v3": [6], "2v2v2": [6] };
 
@@ -117,5 +118,6 @@ export function summary(rules) {
   if (rules.pogony === false) parts.push(t("rules.noPogony"));
   if (rules.repetition_draw === false) parts.push(t("rules.noRepetitionDraw"));
   if (rules.throw_in_after_take === false) parts.push(t("rules.noThrowInAfterTake"));
+  if (rules.cheating) parts.push(t("rules.withCheating"));
   return parts.join(" · ");
 }

@@ -7,10 +7,17 @@
 // (an opponent's seat, your hand, the table) to where they went.
 
 import { $, fill, h, prefersReducedMotion } from "./dom.js";
-import { backSVG, cardLabelHTML, cardSVG, sortHand, suitIcon, suitOf } from "./cards.js";
-import { cardName, currentLanguage, t } from "./i18n.js";
+import { RANKS, backSVG, cardLabelHTML, cardSVG, sortHand, suitIcon, suitOf } from "./cards.js";
+import { cardName, currentLanguage, rankShort, t } from "./i18n.js";
 
 const FLY_MS = 420;
+const CALLOUT_MS = 4500;
+const SUIT_CHARS = { S: "\u2660", C: "\u2663", D: "\u2666", H: "\u2665" };
+
+/** "9♠" (Russian decks: "Д♥"): a card in running text. */
+export function cardShort(code) {
+  return `${rankShort(code[0])}${SUIT_CHARS[code[1]] || code[1]}`;
+}
 
 /** The name shown for a seat: the person's, or "Bot 3" for a computer seat. */
 export function seatName(room, seat) {
@@ -21,21 +28,61 @@ export function seatName(room, seat) {
 
 /** Actions of ``legal`` that play ``card`` (attack, defend, throw, transfer, show trump). */
 function actionsWithCard(legal, card) {
-  return legal.filter((a) => (a.cards && a.cards.includes(card)) || a.card === card);
+  return legal.filter((a) => a.type !== "accuse" && ((a.cards && a.cards.includes(card)) || a.card === card));
 }
 
 function cardsOfAction(a) {
+  if (a.type === "accuse") return [];
   if (a.cards) return a.cards;
   if (a.card) return [a.card];
   return [];
 }
+
+// ------------------------------------------------------------ cheating tables (rule 13)
+// The server lists cheats among the legal actions exactly like the honest
+// actions they imitate; the client tells them apart to offer them only on
+// purpose (the Cheat toggle). Whether a card *on the table* was a cheat is
+// never computed here: noticing it is the game.
+
+/** Whether ``card`` beats ``target`` (a higher card of the suit, or a trump over a non-trump). */
+export function beats(card, target, trumpSuit) {
+  if (card[1] === target[1]) return RANKS.indexOf(card[0]) > RANKS.indexOf(target[0]);
+  return card[1] === trumpSuit && target[1] !== trumpSuit;
+}
+
+function tableRanks(view) {
+  const ranks = new Set();
+  for (const pair of view.table) {
+    ranks.add(pair.attack[0]);
+    if (pair.defense) ranks.add(pair.defense[0]);
+  }
+  return ranks;
+}
+
+/** A legal action that is a cheat: a throw-in of a rank not on the table, a
+ * cover that does not beat its target, a lead of two ranks. */
+export function isCheat(view, a) {
+  if (a.type === "throw") {
+    const ranks = tableRanks(view);
+    return a.cards.some((c) => !ranks.has(c[0]));
+  }
+  if (a.type === "defend") return !beats(a.card, a.target, suitOf(view.trump));
+  if (a.type === "attack") return new Set(a.cards.map((c) => c[0])).size > 1;
+  return false;
+}
+
+const escapeHTML = (text) =>
+  String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+
+const sameCards = (a, b) => a.length === b.length && a.every((c) => b.includes(c));
 
 export class TableView {
   /**
    * @param {object} hooks
    * @param {(action: object, version: number) => void} hooks.move
    * @param {() => void} hooks.leave
-   * @param {(text: string) => void} hooks.announce
+   * @param {(text: string, urgent?: boolean) => void} hooks.announce  (urgent: an accusation's verdict)
+   * @param {(seats: number[]) => void} [hooks.lastCall]  pass & play: "Continue" for these seats
    */
   constructor(hooks) {
     this.hooks = hooks;
@@ -50,9 +97,16 @@ export class TableView {
       actions: $("#actions"),
       hand: $("#hand"),
       fly: $("#fly-layer"),
+      callout: $("#callout"),
     };
     this.ctx = null;
     this.choosing = null; // {card, options} while the player picks among several moves
+    this.cheatMode = false; // the Cheat toggle: the hand offers cheats instead of honest plays
+    this.leadPick = []; // cheat leads: the cards picked so far
+    this.accuseCard = null; // the table card selected to call out
+    this.accuseChoice = null; // pass & play: {card, seats} while asking who calls it out
+    this.lastCallWindow = null; // {deadline, total} of the last call's countdown
+    this.calloutTimer = null;
     this.sentVersion = null; // version we already answered (no double moves)
     this.animatedVersion = null;
     this.flights = 0; // cards animated so far (tests read it)
@@ -74,20 +128,31 @@ export class TableView {
    *   room      RoomInfo
    *   event     the `event` message of frame.version (or null)
    *   receivedAt performance.now() when the frame arrived (move clock)
+   *   hidden    pass & play: the privacy screen is up (nothing may be played)
+   *   local     pass & play: [{seat, version, legal}] of every seat on this
+   *             device (who may call a card out, who answers the last call)
+   *   shared    pass & play: announcements name everybody (no "you")
    */
   render(ctx) {
     const before = this.snapshot();
     const prev = this.ctx;
     const newVersion = !prev || prev.frame.version !== ctx.frame.version || prev.frame.game !== ctx.frame.game;
+    const newGame = !prev || prev.frame.game !== ctx.frame.game;
     this.ctx = ctx;
     if (newVersion) {
       this.choosing = null;
       this.sentVersion = null;
+      this.leadPick = [];
+      this.accuseChoice = null;
     }
+    if (newGame) this.accuseCard = null;
+    if (!this.cheatActions.length) this.cheatMode = false;
+    if (this.accuseCard && !this.accusersOf(this.accuseCard).length) this.accuseCard = null;
     const focused = document.activeElement;
     const focusCard = focused && focused.closest && focused.closest("#hand") ? focused.dataset.card : null;
     const focusInHand = Boolean(focused && focused.closest && focused.closest("#hand"));
     const focusAction = focused && focused.closest && focused.closest("#actions") ? focused.dataset.action : null;
+    const focusTable = focused && focused.closest && focused.closest("#battle") ? focused.dataset.card : null;
 
     this.renderStatus();
     this.renderOpponents();
@@ -100,6 +165,10 @@ export class TableView {
     this.tickTimers();
 
     // Keep keyboard players where they were.
+    if (focusTable) {
+      const target = this.el.battle.querySelector(`button[data-card="${focusTable}"]`);
+      if (target) target.focus({ preventScroll: true });
+    }
     if (focusCard || focusInHand || focusAction) {
       let target = focusCard && this.el.hand.querySelector(`[data-card="${focusCard}"]`);
       if (!target && focusAction) target = this.el.actions.querySelector(`[data-action="${focusAction}"]`);
@@ -108,13 +177,20 @@ export class TableView {
       if (target) target.focus({ preventScroll: true });
     }
 
+    const say = [];
     if (newVersion && prev && ctx.event && ctx.event.version === ctx.frame.version) {
       if (this.animatedVersion !== ctx.event.version) {
         this.animatedVersion = ctx.event.version;
         this.animate(ctx.event, before, prev);
-        this.announceEvent(ctx.event);
+        say.push(this.eventText(ctx.event, prev.frame.view));
       }
     }
+    const lastCall = this.view.phase === "last_call";
+    if (newVersion && lastCall && (!prev || prev.frame.view.phase !== "last_call") && this.lastCallSeats().length) {
+      say.push(t("table.lastCall"));
+    }
+    const text = say.filter(Boolean).join(". ");
+    if (text) this.hooks.announce(text);
   }
 
   get view() {
@@ -131,6 +207,58 @@ export class TableView {
     return f.legal || [];
   }
 
+  /** A cheating table (rule 13): its views list the marked seats. */
+  get cheating() {
+    return Array.isArray(this.view.marked);
+  }
+
+  get shared() {
+    return Boolean(this.ctx.shared);
+  }
+
+  /** Your moves on your turn: no accusations, nothing in the last call. */
+  get turnActions() {
+    if (this.view.phase === "last_call") return [];
+    return this.legal.filter((a) => a.type !== "accuse");
+  }
+
+  get honestActions() {
+    return this.turnActions.filter((a) => !isCheat(this.view, a));
+  }
+
+  get cheatActions() {
+    if (!this.cheating) return [];
+    return this.turnActions.filter((a) => isCheat(this.view, a));
+  }
+
+  /** What the hand offers: the honest moves, or with the Cheat toggle on the cheats. */
+  get handActions() {
+    return this.cheatMode ? this.cheatActions : this.honestActions;
+  }
+
+  /** The seats (of this device) that may call ``card`` out now. */
+  accusersOf(card) {
+    const f = this.ctx.frame;
+    if (!card || this.sentVersion === f.version) return [];
+    const has = (legal) => (legal || []).some((a) => a.type === "accuse" && a.card === card);
+    if (this.ctx.local) return this.ctx.local.filter((l) => l.version === f.version && has(l.legal)).map((l) => l.seat);
+    return !this.ctx.hidden && has(f.legal) ? [this.mySeat] : [];
+  }
+
+  /** The seats (of this device) that still answer the last call. */
+  lastCallSeats() {
+    const f = this.ctx.frame;
+    if (this.view.phase !== "last_call" || this.sentVersion === f.version) return [];
+    const has = (legal) => (legal || []).some((a) => a.type === "pass");
+    if (this.ctx.local) return this.ctx.local.filter((l) => l.version === f.version && has(l.legal)).map((l) => l.seat);
+    return !this.ctx.hidden && has(f.legal) ? [this.mySeat] : [];
+  }
+
+  /** "You", or the seat's name (pass & play always names people). */
+  nameOf(seat) {
+    return seat === this.mySeat && !this.shared && seat !== null ? t("table.you") : seatName(this.ctx.room, seat);
+  }
+
   // ------------------------------------------------------------ status line
   renderStatus() {
     const v = this.view;
@@ -139,6 +267,13 @@ export class TableView {
     let text = "";
     if (v.phase === "over") {
       text = t("table.gameOver");
+    } else if (v.phase === "last_call") {
+      const waiting = (v.pending || []).filter((s) => !this.lastCallSeats().includes(s));
+      text = this.lastCallSeats().length
+        ? t("table.lastCall")
+        : t("table.lastCallWait", { names: waiting.map((s) => this.nameOf(s)).join(", ") });
+    } else if (this.cheatMode && this.cheatActions.length) {
+      text = t(`table.cheatHint.${v.phase === "lead" ? "lead" : v.phase === "defend" ? "defend" : "throw"}`);
     } else if (f.to_move === this.mySeat && this.mySeat !== null) {
       if (v.phase === "lead") text = t("table.youLead");
       else if (v.phase === "defend") text = t("table.youDefend");
@@ -152,7 +287,8 @@ export class TableView {
     }
     if (this.mySeat === null) text = `${t("table.watching")} · ${text}`;
     this.el.status.textContent = text;
-    this.el.table.dataset.myTurn = String(f.to_move === this.mySeat && this.mySeat !== null && !this.ctx.hidden);
+    this.el.table.dataset.myTurn = String(this.turnActions.length > 0);
+    this.el.table.dataset.phase = v.phase;
   }
 
   // ------------------------------------------------------------ seats
@@ -165,6 +301,7 @@ export class TableView {
       if (v.attacker === seat) tags.push(["attack", t("table.tagAttack")]);
       if (v.defender === seat) tags.push(["defend", v.taking ? t("table.tagTakes") : t("table.tagDefend")]);
     }
+    if (this.cheating && v.marked.includes(seat)) tags.push(["marked", t("table.tagMarked")]);
     const teams = room.rules.teams;
     if (teams && teams !== "none") {
       const n = teams === "2v2v2" ? 3 : 2;
@@ -197,6 +334,7 @@ export class TableView {
   timerEl(seat) {
     const f = this.ctx.frame;
     if (f.to_move !== seat || !f.deadline || f.time_left === null || f.time_left === undefined) return null;
+    if (this.view.phase === "last_call") return null; // the last call's countdown is in its prompt
     const endsAt = this.ctx.receivedAt + f.time_left;
     const total = (this.ctx.room.move_time || 30) * 1000;
     return h(
@@ -214,7 +352,7 @@ export class TableView {
       const total = Number(el.dataset.total) || 30000;
       el.querySelector(".timer-fill").style.width = `${Math.min(100, (left / total) * 100)}%`;
       el.querySelector(".timer-text").textContent = `${Math.ceil(left / 1000)}`;
-      el.classList.toggle("urgent", left < 10000);
+      el.classList.toggle("urgent", left < Number(el.dataset.urgent || 10000));
     }
   }
 
@@ -227,7 +365,7 @@ export class TableView {
       const info = room.seats[seat] || {};
       const n = v.hand_counts[seat];
       const name = seatName(room, seat);
-      const toMove = this.ctx.frame.to_move === seat;
+      const toMove = v.phase === "last_call" ? (v.pending || []).includes(seat) : this.ctx.frame.to_move === seat;
       const backs = h("div", { class: "opp-backs", "aria-hidden": "true" });
       const shown = Math.min(n, 6);
       for (let i = 0; i < shown; i++) {
@@ -288,11 +426,45 @@ export class TableView {
         if (opt.type === "defend") targets.set(opt.target, { i, opt });
       });
     }
+    const owners = new Map((v.plays || []).map((p) => [p.card, p.seat]));
+    const cleared = new Set(v.cleared || []);
+    // A card someone else played may be called out (rule 13): it is a button
+    // that selects it for the Catch! button.
+    const tableCard = (card, kind, other) => {
+      const fair = cleared.has(card);
+      const owner = owners.get(card);
+      const mark = fair ? h("span", { class: "fair-mark", "aria-hidden": "true", title: t("table.fairTitle") }, "\u2713") : null;
+      const face = h("span", { class: "face", html: cardSVG(card) });
+      if (!choosing && this.accusersOf(card).length) {
+        const selected = this.accuseCard === card;
+        let label = cardName(card);
+        if (owner !== undefined) label += t("table.playedBy", { name: this.nameOf(owner) });
+        label += t("table.accusableSuffix");
+        return h(
+          "button",
+          {
+            class: `tcard ${kind} accusable${selected ? " selected" : ""}`,
+            dataset: { card },
+            "aria-pressed": String(selected),
+            "aria-label": label,
+            onclick: () => this.selectAccused(card),
+          },
+          face,
+          selected ? h("span", { class: "catch-badge", "aria-hidden": "true" }, "?") : null,
+        );
+      }
+      // A card that may not be called out (your own cover, say) passes a tap
+      // on to the card it lies on or under: on a phone a covered card shows
+      // only a thin edge.
+      const onclick = !choosing && other && this.accusersOf(other).length ? () => this.selectAccused(other) : null;
+      return h("div", { class: `tcard ${kind}${fair ? " cleared" : ""}${onclick ? " passes-tap" : ""}`, dataset: { card }, onclick }, face, mark);
+    };
     const pairs = v.table.map((pair, idx) => {
       const target = targets.get(pair.attack);
+      const fairNote = (c) => (cleared.has(c) ? t("table.fairSuffix") : "");
       const label = pair.defense
-        ? t("table.pairCovered", { attack: cardName(pair.attack), cover: cardName(pair.defense) })
-        : t("table.pairOpen", { attack: cardName(pair.attack) });
+        ? t("table.pairCovered", { attack: cardName(pair.attack) + fairNote(pair.attack), cover: cardName(pair.defense) + fairNote(pair.defense) })
+        : t("table.pairOpen", { attack: cardName(pair.attack) + fairNote(pair.attack) });
       const attack = target
         ? h(
             "button",
@@ -305,11 +477,15 @@ export class TableView {
             h("span", { class: "face", html: cardSVG(pair.attack) }),
             h("span", { class: "choice-badge", "aria-hidden": "true" }, String(target.i + 1)),
           )
-        : h("div", { class: "tcard attack", dataset: { card: pair.attack } }, h("span", { class: "face", html: cardSVG(pair.attack) }));
-      const cover = pair.defense
-        ? h("div", { class: "tcard cover", dataset: { card: pair.defense } }, h("span", { class: "face", html: cardSVG(pair.defense) }))
-        : null;
-      return h("div", { class: "pair", role: "img", "aria-label": label, dataset: { index: String(idx) } }, attack, cover);
+        : tableCard(pair.attack, "attack", pair.defense);
+      const cover = pair.defense ? tableCard(pair.defense, "cover", pair.attack) : null;
+      const interactive = Boolean(target) || attack.tagName === "BUTTON" || (cover && cover.tagName === "BUTTON");
+      return h(
+        "div",
+        { class: "pair", role: interactive ? "group" : "img", "aria-label": label, dataset: { index: String(idx) } },
+        attack,
+        cover,
+      );
     });
     fill(this.el.battle, pairs);
     this.el.battle.dataset.count = String(v.table.length);
@@ -364,24 +540,39 @@ export class TableView {
       return;
     }
     const f = this.ctx.frame;
+    const turn = f.to_move === seat && !this.ctx.hidden && this.view.phase !== "last_call";
     fill(
       this.el.meInfo,
       h("span", { class: "me-name" }, seatName(this.ctx.room, seat)),
       this.tagList(seat),
-      f.to_move === seat && !this.ctx.hidden ? h("span", { class: "your-turn" }, t("table.yourTurn")) : null,
+      turn ? h("span", { class: "your-turn" }, t("table.yourTurn")) : null,
       this.timerEl(seat),
     );
     this.el.meInfo.classList.toggle("to-move", f.to_move === seat);
   }
 
   renderActions() {
-    const legal = this.legal;
+    const turn = this.turnActions;
     const buttons = [];
-    if (this.choosing) {
+    if (this.accuseChoice) {
+      // Pass & play: which of the players here calls the card out?
+      const { card, seats } = this.accuseChoice;
+      seats.forEach((seat, i) => {
+        buttons.push(
+          h("button", {
+            class: "choice catch",
+            dataset: { action: `catch-${seat}`, choice: String(i + 1) },
+            onclick: () => this.accuse(card, seat),
+            html: `<b>${i + 1}</b> ${escapeHTML(t("table.whoCatches", { name: seatName(this.ctx.room, seat) }))} ${cardLabelHTML(card)}`,
+          }),
+        );
+      });
+      buttons.push(h("button", { class: "ghost", dataset: { action: "cancel" }, onclick: () => this.cancelChoice() }, t("table.cancel")));
+    } else if (this.choosing) {
       this.choosing.options.forEach((opt, i) => {
         buttons.push(
           h("button", {
-            class: "choice primary",
+            class: `choice primary${this.cheatMode ? " cheat-choice" : ""}`,
             dataset: { action: `choice-${i + 1}`, choice: String(i + 1) },
             onclick: () => this.play(opt),
             html: this.choiceLabel(opt, i),
@@ -390,10 +581,24 @@ export class TableView {
       });
       buttons.push(h("button", { class: "ghost", dataset: { action: "cancel" }, onclick: () => this.cancelChoice() }, t("table.cancel")));
     } else {
-      const take = legal.find((a) => a.type === "take");
-      const pass = legal.find((a) => a.type === "pass");
-      const transfers = legal.filter((a) => a.type === "transfer");
-      const shows = legal.filter((a) => a.type === "show_trump");
+      if (this.accuseCard && this.accusersOf(this.accuseCard).length) {
+        buttons.push(
+          h("button", {
+            class: "act catch",
+            dataset: { action: "catch" },
+            "aria-keyshortcuts": "K",
+            "aria-label": t("table.catchLabel", { card: cardName(this.accuseCard) }),
+            onclick: () => this.catchSelected(),
+            html: `${escapeHTML(t("table.catch"))} ${cardLabelHTML(this.accuseCard)}`,
+          }),
+        );
+      }
+      const lastCall = this.lastCallSeats();
+      if (lastCall.length) buttons.push(this.lastCallPrompt(lastCall));
+      const take = turn.find((a) => a.type === "take");
+      const pass = turn.find((a) => a.type === "pass");
+      const transfers = turn.filter((a) => a.type === "transfer");
+      const shows = turn.filter((a) => a.type === "show_trump");
       if (take) {
         buttons.push(h("button", { class: "act take", dataset: { action: "take" }, "aria-keyshortcuts": "T", onclick: () => this.play(take) }, t("table.take")));
       }
@@ -411,10 +616,92 @@ export class TableView {
           h("button", { class: "act show-trump", dataset: { action: "show_trump" }, onclick: () => this.offer(null, shows) }, t("table.showTrump")),
         );
       }
+      if (this.cheatMode && this.leadPick.length) {
+        const lead = this.cheatActions.find((a) => a.type === "attack" && sameCards(a.cards, this.leadPick));
+        if (lead) {
+          buttons.push(
+            h("button", {
+              class: "act cheat-go",
+              dataset: { action: "cheat-lead" },
+              onclick: () => this.play(lead),
+              html: `${escapeHTML(t("table.cheatLead"))} ${lead.cards.map(cardLabelHTML).join(" ")}`,
+            }),
+          );
+        }
+      }
+      if (this.cheatActions.length) {
+        buttons.push(
+          h(
+            "button",
+            {
+              class: `act cheat${this.cheatMode ? " on" : ""}`,
+              dataset: { action: "cheat" },
+              "aria-pressed": String(this.cheatMode),
+              "aria-keyshortcuts": "C",
+              title: t("table.cheatTitle"),
+              onclick: () => this.toggleCheat(),
+            },
+            h("span", { class: "icon icon-mask", "aria-hidden": "true" }),
+            " ",
+            t("table.cheat"),
+          ),
+        );
+      }
     }
     fill(this.el.actions, buttons);
-    this.el.actions.classList.toggle("choosing", Boolean(this.choosing));
-    this.el.table.dataset.canAct = String(legal.length > 0);
+    this.el.actions.classList.toggle("choosing", Boolean(this.choosing || this.accuseChoice));
+    this.el.table.dataset.canAct = String(turn.length > 0 || this.lastCallSeats().length > 0);
+    this.el.table.dataset.cheatMode = String(this.cheatMode);
+  }
+
+  /** The last call (rule 13): call a card out, or Continue; its countdown. */
+  lastCallPrompt(seats) {
+    const f = this.ctx.frame;
+    let timer = null;
+    if (f.deadline && f.time_left !== null && f.time_left !== undefined) {
+      if (!this.lastCallWindow || this.lastCallWindow.deadline !== f.deadline) {
+        this.lastCallWindow = { deadline: f.deadline, total: Math.max(1000, f.time_left) };
+      }
+      const endsAt = this.ctx.receivedAt + f.time_left;
+      timer = h(
+        "div",
+        {
+          class: "timer lastcall-timer",
+          dataset: { ends: String(endsAt), total: String(this.lastCallWindow.total), urgent: "2000" },
+          role: "timer",
+          "aria-label": t("table.lastCallTime"),
+        },
+        h("span", { class: "timer-fill" }),
+        h("span", { class: "timer-text" }),
+      );
+    }
+    const everyone = this.ctx.local && seats.length > 1;
+    const entering = !this.el.actions.querySelector(".lastcall"); // slide in once, not at every redraw
+    return h(
+      "div",
+      { class: `lastcall${entering ? " entering" : ""}`, id: "lastcall", role: "group", "aria-labelledby": "lastcall-title" },
+      h(
+        "div",
+        { class: "lastcall-text" },
+        h("b", { id: "lastcall-title" }, t("table.lastCall")),
+        h("span", { class: "lastcall-hint" }, t("table.lastCallHint")),
+      ),
+      h(
+        "div",
+        { class: "lastcall-row" },
+        timer || h("span", { class: "lastcall-spacer" }),
+        h(
+          "button",
+          {
+            class: "act pass continue",
+            dataset: { action: "pass" },
+            "aria-keyshortcuts": "D",
+            onclick: () => this.continueLastCall(),
+          },
+          everyone ? t("table.continueAll") : t("table.continue"),
+        ),
+      ),
+    );
   }
 
   choiceLabel(opt, i) {
@@ -426,6 +713,12 @@ export class TableView {
     return `<b>${n}</b> ${t("table.play")} ${cards}`;
   }
 
+  /** Cheat leads: ``card`` may join the cards picked so far. */
+  leadFits(card) {
+    const pick = [...this.leadPick, card];
+    return this.cheatActions.some((a) => a.type === "attack" && pick.every((c) => a.cards.includes(c)));
+  }
+
   renderHand() {
     const v = this.view;
     const hand = this.el.hand;
@@ -434,8 +727,10 @@ export class TableView {
       hand.dataset.count = "0";
       return;
     }
-    const legal = this.legal;
-    const myTurn = legal.length > 0;
+    const acts = this.handActions;
+    const myTurn = this.turnActions.length > 0;
+    const cheat = this.cheatMode;
+    const picking = cheat && v.phase === "lead";
     const knownToOthers = new Set(v.known[this.mySeat] || []);
     const cards = sortHand(v.hand, suitOf(v.trump));
     // Buttons are kept per card between frames, so the fan slides instead of
@@ -443,12 +738,17 @@ export class TableView {
     const lang = currentLanguage();
     const existing = new Map(Array.from(hand.children, (el) => [el.dataset.card, el]));
     const items = cards.map((card) => {
-      const playable = actionsWithCard(legal, card).length > 0;
+      const picked = picking && this.leadPick.includes(card);
+      const lit = picking ? !picked && this.leadFits(card) : actionsWithCard(acts, card).length > 0;
+      const playable = lit && !cheat;
+      const cheatable = lit && cheat;
       const known = knownToOthers.has(card);
       let label = cardName(card);
       if (playable) label += t("table.playableSuffix");
+      if (cheatable) label += t("table.cheatableSuffix");
+      if (picked) label += t("table.pickedSuffix");
       if (known) label += t("table.knownSuffix");
-      const chosen = Boolean(this.choosing && this.choosing.card === card);
+      const chosen = picked || Boolean(this.choosing && this.choosing.card === card);
       let el = existing.get(card);
       if (!el) {
         el = h("button", { dataset: { card }, onclick: () => this.clickCard(card) });
@@ -457,12 +757,15 @@ export class TableView {
         el.replaceChildren(h("span", { class: "face", html: cardSVG(card) }));
         el.dataset.lang = lang;
       }
-      el.className = `hcard${playable ? " playable" : ""}${myTurn && !playable ? " dim" : ""}${chosen ? " chosen" : ""}${known ? " known" : ""}`;
+      el.className =
+        `hcard${playable ? " playable" : ""}${cheatable ? " cheatable" : ""}` +
+        `${myTurn && !lit && !chosen ? " dim" : ""}${chosen ? " chosen" : ""}${known ? " known" : ""}`;
       el.setAttribute("aria-label", label);
-      if (playable) el.removeAttribute("aria-disabled");
+      if (lit || picked) el.removeAttribute("aria-disabled");
       else el.setAttribute("aria-disabled", "true");
       for (const mark of el.querySelectorAll(".play-mark, .known-mark")) mark.remove();
-      if (playable) el.append(h("span", { class: "play-mark", "aria-hidden": "true" }, "▲"));
+      if (playable) el.append(h("span", { class: "play-mark", "aria-hidden": "true" }, "\u25B2"));
+      if (cheatable) el.append(h("span", { class: "play-mark cheat-mark", "aria-hidden": "true" }, "\u2726"));
       if (known) {
         el.append(h("span", { class: "known-mark", "aria-hidden": "true", title: t("table.knownTitle") }, h("span", { class: "icon icon-eye" })));
       }
@@ -507,7 +810,8 @@ export class TableView {
       const spread = Math.min(2.6, 26 / Math.max(inRow, 1));
       const angle = (k - mid) * spread;
       const drop = Math.abs(k - mid) ** 2 * Math.min(1.6, 14 / Math.max(inRow, 1));
-      const lift = cards[i].classList.contains("playable") ? -hgt * 0.12 : 0;
+      const raised = ["playable", "cheatable", "chosen"].some((c) => cards[i].classList.contains(c));
+      const lift = raised ? -hgt * 0.12 : 0;
       // Room above the fan for lifted cards and their ▲ markers.
       const top = row * rowGap + drop + lift + hgt * 0.12 + 16;
       bottom = Math.max(bottom, top - lift + hgt + Math.abs(angle) * w * 0.012);
@@ -521,7 +825,11 @@ export class TableView {
 
   // ------------------------------------------------------------ playing
   clickCard(card) {
-    const uses = actionsWithCard(this.legal, card);
+    if (this.cheatMode && this.view.phase === "lead") {
+      this.pickForLead(card);
+      return;
+    }
+    const uses = actionsWithCard(this.handActions, card);
     if (!uses.length) return;
     if (uses.length === 1) {
       this.play(uses[0]);
@@ -545,6 +853,7 @@ export class TableView {
         cardsOfAction(a).length - cardsOfAction(b).length,
     );
     this.choosing = { card, options: sorted };
+    this.accuseChoice = null;
     this.renderBattle();
     this.renderActions();
     this.renderHand();
@@ -555,10 +864,16 @@ export class TableView {
 
   cancelChoice() {
     const card = this.choosing && this.choosing.card;
+    const accused = this.accuseChoice && this.accuseChoice.card;
     this.choosing = null;
+    this.accuseChoice = null;
     this.renderBattle();
     this.renderActions();
     this.renderHand();
+    if (accused) {
+      this.el.battle.querySelector(`button[data-card="${accused}"]`)?.focus({ preventScroll: true });
+      return;
+    }
     const back = card && this.el.hand.querySelector(`[data-card="${card}"]`);
     (back || this.el.hand.querySelector(".playable") || this.el.hand.querySelector("button"))?.focus({ preventScroll: true });
   }
@@ -568,7 +883,12 @@ export class TableView {
     if (this.sentVersion === f.version) return;
     this.sentVersion = f.version;
     this.choosing = null;
+    this.accuseChoice = null;
+    this.cheatMode = false;
+    this.leadPick = [];
+    if (action.type === "accuse") this.accuseCard = null;
     this.hooks.move(action, f.version);
+    this.renderStatus();
     this.renderBattle();
     this.renderActions();
     this.renderHand();
@@ -578,9 +898,103 @@ export class TableView {
   moveRefused() {
     this.sentVersion = null;
     if (this.ctx) {
+      this.renderBattle();
       this.renderActions();
       this.renderHand();
     }
+  }
+
+  // ------------------------------------------------------------ cheating (rule 13)
+  /** The Cheat toggle: while it is on the hand offers the cheats only. */
+  toggleCheat() {
+    if (!this.cheatActions.length) return;
+    this.cheatMode = !this.cheatMode;
+    this.leadPick = [];
+    this.choosing = null;
+    this.renderStatus();
+    this.renderBattle();
+    this.renderActions();
+    this.renderHand();
+    this.el.actions.querySelector('[data-action="cheat"]')?.focus({ preventScroll: true });
+    this.hooks.announce(this.cheatMode ? t("table.cheatOnAnnounce") : t("table.cheatOffAnnounce"));
+  }
+
+  /** Cheat leads: tap the cards one by one (one rank plus one card of another), then Lead. */
+  pickForLead(card) {
+    const i = this.leadPick.indexOf(card);
+    if (i >= 0) this.leadPick.splice(i, 1);
+    else if (this.leadFits(card)) this.leadPick.push(card);
+    else return;
+    this.renderActions();
+    this.renderHand();
+    const lead = this.el.actions.querySelector('[data-action="cheat-lead"]');
+    if (lead) this.hooks.announce(lead.textContent);
+  }
+
+  /** Tap a card on the table to call it out; tap it again to unselect it (a
+   * second tap on a cover selects the card under it if that may be called out). */
+  selectAccused(card) {
+    if (this.accuseCard === card) {
+      const pair = this.view.table.find((p) => p.defense === card);
+      this.accuseCard = pair && this.accusersOf(pair.attack).length ? pair.attack : null;
+      card = this.accuseCard || card;
+    } else {
+      this.accuseCard = card;
+    }
+    this.accuseChoice = null;
+    this.renderBattle();
+    this.renderActions();
+    if (this.accuseCard) {
+      this.el.actions.querySelector('[data-action="catch"]')?.focus({ preventScroll: true });
+      this.hooks.announce(t("table.selectedToCatch", { card: cardName(card) }));
+    } else {
+      this.el.battle.querySelector(`button[data-card="${card}"]`)?.focus({ preventScroll: true });
+    }
+  }
+
+  unselectAccused() {
+    const card = this.accuseCard;
+    this.accuseCard = null;
+    this.renderBattle();
+    this.renderActions();
+    this.el.battle.querySelector(`button[data-card="${card}"]`)?.focus({ preventScroll: true });
+  }
+
+  /** Catch!: call the selected card out; on a shared device ask who does. */
+  catchSelected() {
+    const card = this.accuseCard;
+    const seats = this.accusersOf(card);
+    if (!seats.length) return;
+    if (seats.length === 1) {
+      this.accuse(card, seats[0]);
+      return;
+    }
+    this.accuseChoice = { card, seats };
+    this.renderActions();
+    this.el.actions.querySelector("button")?.focus({ preventScroll: true });
+    this.hooks.announce(t("table.whoCatchesAnnounce", { n: seats.length }));
+  }
+
+  accuse(card, seat) {
+    if (!this.accusersOf(card).includes(seat)) return;
+    this.play({ seat, type: "accuse", card });
+  }
+
+  /** The last call: pass (for every player of this device who still answers it). */
+  continueLastCall() {
+    const seats = this.lastCallSeats();
+    if (!seats.length) return;
+    if (this.ctx.local && this.hooks.lastCall) {
+      this.sentVersion = this.ctx.frame.version;
+      this.accuseCard = null;
+      this.hooks.lastCall(seats);
+      this.renderStatus();
+      this.renderBattle();
+      this.renderActions();
+      return;
+    }
+    const pass = this.legal.find((a) => a.type === "pass");
+    if (pass) this.play(pass);
   }
 
   handKeys(ev) {
@@ -600,22 +1014,28 @@ export class TableView {
   globalKeys(ev) {
     if (!this.ctx || document.body.dataset.screen !== "table" || this.ctx.hidden) return;
     if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT")) return;
-    if (ev.key === "Escape" && this.choosing) {
-      this.cancelChoice();
+    if (ev.key === "Escape") {
+      if (this.choosing || this.accuseChoice) this.cancelChoice();
+      else if (this.accuseCard) this.unselectAccused();
+      else if (this.leadPick.length) {
+        this.leadPick = [];
+        this.renderActions();
+        this.renderHand();
+      } else return;
       ev.preventDefault();
       return;
     }
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    if (this.choosing && /^[1-9]$/.test(ev.key)) {
-      const opt = this.choosing.options[Number(ev.key) - 1];
-      if (opt) {
-        this.play(opt);
+    if ((this.choosing || this.accuseChoice) && /^[1-9]$/.test(ev.key)) {
+      const btn = this.el.actions.querySelector(`[data-choice="${ev.key}"]`);
+      if (btn) {
+        btn.click();
         ev.preventDefault();
       }
       return;
     }
     const key = ev.key.toLowerCase();
-    const map = { t: "take", d: "pass", r: "transfer" };
+    const map = { t: "take", d: "pass", r: "transfer", c: "cheat", k: "catch" };
     if (map[key]) {
       const btn = this.el.actions.querySelector(`[data-action="${map[key]}"]`);
       if (btn) {
@@ -626,15 +1046,66 @@ export class TableView {
   }
 
   // ------------------------------------------------------------ announcements
-  announceEvent(ev) {
+  /** What a screen reader hears about ``ev`` (an accusation's verdict is also shown). */
+  eventText(ev, prevView) {
     const room = this.ctx.room;
-    const who = ev.seat === this.mySeat ? t("table.you") : seatName(room, ev.seat);
     const a = ev.action;
+    if (a.type === "accuse" && ev.accusation) {
+      // A verdict has its own (assertive) live region: the next moves come at
+      // once and would replace it in the polite one before it is read.
+      this.hooks.announce(this.announceAccusation(ev), true);
+      return "";
+    }
+    const who = ev.seat === this.mySeat ? t("table.you") : seatName(room, ev.seat);
     const cards = cardsOfAction(a).map(cardName).join(", ");
-    let text = t(`table.ev.${a.type}`, { who, cards, target: a.target ? cardName(a.target) : "" });
-    if (ev.round_end === "bito") text += `. ${t("table.ev.bito")}`;
-    if (ev.round_end === "took") text += `. ${t("table.ev.took", { who: seatName(room, this.lastDefender ?? ev.seat) })}`;
-    this.hooks.announce(text);
+    // Answers to the last call are not news; the round's end is.
+    const parts = [];
+    if (!(a.type === "pass" && prevView.phase === "last_call")) {
+      parts.push(t(`table.ev.${a.type}`, { who, cards, target: a.target ? cardName(a.target) : "" }));
+    }
+    if (ev.round_end === "bito") parts.push(t("table.ev.bito"));
+    if (ev.round_end === "took") parts.push(t("table.ev.took", { who: seatName(room, this.lastDefender ?? ev.seat) }));
+    return parts.join(". ");
+  }
+
+  /** The verdict of an accusation: shown on the table and returned for the live region. */
+  announceAccusation(ev) {
+    const acc = ev.accusation;
+    const me = this.shared ? null : this.mySeat;
+    const accuser = ev.seat;
+    let key;
+    if (acc.verdict === "caught") {
+      if (me !== null && accuser === me) key = "caughtByYou";
+      else if (me !== null && acc.player === me) key = "caughtYou";
+      else key = "caught";
+    } else if (me !== null && accuser === me) key = "fairYou";
+    else if (me !== null && acc.player === me) key = "fairYours";
+    else key = "fair";
+    const names = { accuser: seatName(this.ctx.room, accuser), cheater: seatName(this.ctx.room, acc.player) };
+    const shown = t(`table.acc.${key}`, { ...names, card: cardShort(acc.card) });
+    this.showCallout(shown, acc.verdict, acc.card, key);
+    return t(`table.acc.${key}`, { ...names, card: cardName(acc.card) });
+  }
+
+  /** A banner over the table for a few seconds (it never blocks a tap). */
+  showCallout(text, verdict, card, key) {
+    const el = this.el.callout;
+    if (!el) return;
+    fill(
+      el,
+      h("span", { class: "callout-card", html: cardSVG(card) }),
+      h("span", { class: "callout-text" }, text),
+    );
+    el.className = `callout callout-${verdict}`;
+    el.dataset.verdict = verdict;
+    el.dataset.kind = key;
+    el.hidden = false;
+    void el.offsetWidth; // restart the entrance animation
+    el.classList.add("show");
+    clearTimeout(this.calloutTimer);
+    this.calloutTimer = setTimeout(() => {
+      el.hidden = true;
+    }, CALLOUT_MS);
   }
 
   // ------------------------------------------------------------ animation
@@ -668,6 +1139,32 @@ export class TableView {
     const played = cardsOfAction(a).filter((c) => a.type !== "show_trump" && c);
     const prevView = prev.frame.view;
     this.lastDefender = prevView.defender;
+
+    // 0. an accusation: a caught cheat's cards go back to the hands they came
+    //    from; a card found fair flashes where it lies
+    if (a.type === "accuse" && ev.accusation) {
+      if (ev.accusation.verdict === "caught") {
+        const owners = new Map((prevView.plays || []).map((p) => [p.card, p.seat]));
+        const now = new Set(this.view.table.flatMap((p) => [p.attack, p.defense]).filter(Boolean));
+        let i = 0;
+        for (const [card, rect] of before.table) {
+          if (now.has(card)) continue;
+          const seat = owners.get(card);
+          const back = seat === this.mySeat && this.el.hand.querySelector(`[data-card="${card}"]`);
+          if (back) this.flyInto(back, rect);
+          else if (seat !== undefined) {
+            this.flyClone(cardSVG(card), rect, this.centerRect(this.seatRect(seat)), { delay: 150 + i * 60 });
+          }
+          i++;
+        }
+      } else {
+        const el = this.el.battle.querySelector(`.tcard[data-card="${ev.accusation.card}"] .face`);
+        if (el) {
+          el.animate([{ scale: "1" }, { scale: "1.18" }, { scale: "1" }], { duration: 700, easing: "ease-in-out", iterations: 2 });
+        }
+      }
+      return;
+    }
 
     // 1. the cards just played come from the player's seat (or your hand)
     for (const card of played) {
