@@ -115,3 +115,57 @@ def test_the_last_call_passes_for_people_who_let_it_go(server: ServerProcess) ->
         await solo.close()
 
     asyncio.run(scenario())
+
+
+def test_kill_9_in_the_last_call_resumes_it(tmp_path) -> None:
+    """The server dies while a person is pending in a last call: restarted on the
+    same database, the room comes back in that very last call and the game ends."""
+    srv = ServerProcess(
+        tmp_path / "cheat.db", "--rate", "200", "--burst", "200", "--last-call", "1000"
+    ).start()  # 1000 s x the tests' 0.02 clock scale: 20 s, long enough to crash in
+
+    async def scenario() -> None:
+        rng = random.Random(3)
+        solo = Client(srv.ws_url, "solo")
+        await solo.connect()
+        await solo.send(
+            {
+                "type": "create_room",
+                "seats": 2,
+                "visibility": "private",
+                "move_time": None,
+                "bot_level": 3,
+                "rules": {"cheating": True},
+                "start": True,
+            }
+        )
+        frame = await solo.expect("game")
+        while not (frame["view"]["phase"] == "last_call" and frame["view"]["pending"] == [0]):
+            if frame["to_move"] == 0 and frame["view"]["phase"] not in ("last_call", "over"):
+                honest = [a for a in frame["legal"] if a["type"] != "accuse"]
+                move = {"type": "move", "action": rng.choice(honest), "version": frame["version"]}
+                await solo.send(move)
+            frame = await solo.expect("game")
+        srv.kill()
+        await solo.close()
+        srv.start()
+        back = Client(srv.ws_url, "solo")
+        assert (await back.connect(solo.token))["resumed"]
+        again = await back.expect("game")
+        assert again["version"] == frame["version"] and again["view"] == frame["view"]
+        assert again["view"]["phase"] == "last_call" and again["deadline"] is not None
+        await back.send(
+            {"type": "move", "action": {"seat": 0, "type": "pass"}, "version": again["version"]}
+        )
+        await play_out([back], rng, timeout=120)
+        status, record = http("GET", srv.url + back.over[-1]["record"])
+        assert status == 200
+        code_, out = replay_json(json.dumps(record))
+        assert code_ == 0 and out["state"]["result"] == record["result"]
+        await back.close()
+
+    try:
+        asyncio.run(scenario())
+        assert srv.events("room_recovered")
+    finally:
+        srv.stop()
