@@ -124,12 +124,17 @@ def click_card(page: Any, card: Any) -> None:
     raise AssertionError(f"no visible part of the card to click: {box}")
 
 
+#: The buttons of a selection in progress: numbered covers, then Lead/Transfer/... .
+SELECTION_MOVES = "#actions.choosing .choice, #actions.choosing .go"
+
+
 def make_move(page: Any, n: int) -> str:
     """One move by clicking: a choice if offered, else a lit card or a button.
+    A card that does not play at once is selected: then its first move is pressed.
 
     Every third turn the player says Done/Pass when allowed, so rounds end."""
     before = version(page)
-    choices = page.locator("#actions .choice")
+    choices = page.locator(SELECTION_MOVES)
     cards = page.locator("#hand .hcard.playable")
     passing = page.locator('#actions [data-action="pass"]')
     take = page.locator('#actions [data-action="take"]')
@@ -141,8 +146,8 @@ def make_move(page: Any, n: int) -> str:
         kind = "pass"
     elif cards.count():
         click_card(page, cards.first)
-        if page.locator("#actions .choice").count():
-            page.locator("#actions .choice").first.click()
+        if page.locator(SELECTION_MOVES).count():
+            page.locator(SELECTION_MOVES).first.click()
         kind = "card"
     elif take.count():
         take.click()

@@ -20,6 +20,7 @@ from typing import Any
 from .helpers import (
     DESKTOP,
     PHONE,
+    SELECTION_MOVES,
     can_act,
     click_card,
     set_rules,
@@ -124,7 +125,7 @@ def honest_step(page: Any, n: int) -> None:
     """One honest move by clicking, like helpers.make_move but giving up quietly
     when the table changes under the click (a last call that timed out)."""
     before = version(page)
-    choices = page.locator("#actions .choice")
+    choices = page.locator(SELECTION_MOVES)
     cards = page.locator("#hand .hcard.playable")
     passing = page.locator('#actions [data-action="pass"]')
     take = page.locator('#actions [data-action="take"]')
@@ -135,8 +136,8 @@ def honest_step(page: Any, n: int) -> None:
             passing.first.click(timeout=2000)
         elif cards.count():
             click_card(page, cards.first)
-            if page.locator("#actions .choice").count():
-                page.locator("#actions .choice").first.click(timeout=2000)
+            if page.locator(SELECTION_MOVES).count():
+                page.locator(SELECTION_MOVES).first.click(timeout=2000)
         elif take.count():
             take.click(timeout=2000)
         else:
@@ -601,10 +602,13 @@ def test_cheat_toggle_leads_alongside_covers_and_catch(open_page: Any) -> None:
     time.sleep(0.4)  # the fan slides into place
     toggle = page.locator('#actions [data-action="cheat"]')
     assert toggle.get_attribute("aria-pressed") == "false"
+    # Honest first, in the same selection model: 8C is selected, 8H may join it.
     click_card(page, page.locator('#hand [data-card="8C"]'))
-    labels = page.locator("#actions .choice").all_inner_texts()
-    assert len(labels) == 2, labels  # 8C alone, 8C with 8H: honest leads only
+    assert page.get_attribute('#actions [data-action="lead"]', "data-label") == "Lead 8♣"
+    assert lit(page, "playable") == ["8H"]  # honest leads only: no card of another rank
+    assert not page.locator("#actions .choice").count()  # never a list of combinations
     page.keyboard.press("Escape")
+    assert lit(page, "chosen") == []
     toggle.click()
     assert toggle.get_attribute("aria-pressed") == "true"
     assert sorted(lit(page, "cheatable")) == ["6D", "8C", "8H", "KS"]

@@ -7,6 +7,7 @@ test-artifacts/screenshots/.
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from typing import Any
@@ -16,6 +17,8 @@ from kozyr.engine.rules import Rules
 from .helpers import (
     DESKTOP,
     PHONE,
+    SELECTION_MOVES,
+    VISIBLE_SPOT,
     can_act,
     click_card,
     make_move,
@@ -28,6 +31,18 @@ from .helpers import (
     wait_screen,
     wait_turn,
 )
+
+
+def hand_lit(page: Any) -> list[str]:
+    """The hand's lit cards (playable, or while selecting: may join the selection)."""
+    return list(
+        page.eval_on_selector_all("#hand .hcard.playable", "els => els.map(e => e.dataset.card)")
+    )
+
+
+def go_labels(page: Any) -> list[str]:
+    """What the move buttons say, cards in text ("Lead 7♠ 7♥"; the buttons draw suit icons)."""
+    return list(page.eval_on_selector_all("#actions .go", "els => els.map(e => e.dataset.label)"))
 
 
 def hand_cards(page: Any) -> list[str]:
@@ -81,7 +96,12 @@ def test_whole_game_against_bots_by_clicking(open_page: Any) -> None:
     target.focus()
     page.keyboard.press("Enter")
     if page.locator("#actions .choice").count():
-        page.keyboard.press("1")
+        page.keyboard.press("1")  # a numbered cover
+    elif page.locator('#actions [data-action="lead"]').count():
+        page.keyboard.press("l")  # a card of a rank you hold twice is selected: Lead it
+    elif page.locator(SELECTION_MOVES).count():
+        page.locator(SELECTION_MOVES).first.focus()
+        page.keyboard.press("Enter")
     page.wait_for_function(f"() => Number(document.body.dataset.version) !== {before}")
 
     moves = play_to_the_end(
@@ -450,21 +470,44 @@ def test_numbered_cover_choices_transfer_and_show_trump(open_page: Any) -> None:
     page.keyboard.press("2")
     assert sent(page) == [[{"seat": 0, "type": "defend", "card": "8C", "target": "7H"}, 7]]
 
-    # 7C: cover 1, cover 2, transfer alone, transfer with 7D, show it.
+    # 7C covers either seven, transfers (alone or with 7D) or is shown: it is
+    # selected; the buttons say what each does, 7D may join it.
     page.evaluate(DRAW_FRAME, [CHOICE_FRAME, CHOICE_ROOM])
     click_card(page, page.locator('#hand [data-card="7C"]'))
-    labels = page.locator("#actions .choice").all_inner_texts()
-    assert len(labels) == 5, labels
+    assert page.locator("#actions .choice").count() == 2
+    assert go_labels(page) == ["Transfer 7♣", "Show trump 7♣"]
+    assert page.get_attribute('#hand [data-card="7C"]', "aria-pressed") == "true"
+    label = page.get_attribute('#hand [data-card="7C"]', "aria-label") or ""
+    assert label == "Seven of clubs, selected, known to the others", label
+    assert hand_lit(page) == ["7D"]
+    click_card(page, page.locator('#hand [data-card="7D"]'))  # 7D joins: covers are gone
+    assert page.locator("#actions .choice").count() == 0
+    assert go_labels(page) == ["Transfer 7♣ 7♦"]
+    click_card(page, page.locator('#hand [data-card="7C"]'))  # tap again: unselect 7C
+    assert go_labels(page) == ["Transfer 7♦"]
+    click_card(page, page.locator('#hand [data-card="7D"]'))
+    assert page.locator("#hand .hcard.chosen").count() == 0
+    assert sent(page) == []
+    click_card(page, page.locator('#hand [data-card="7C"]'))
     page.locator("#battle .tcard.choose").first.click()  # the attack card itself is a choice
     assert sent(page) == [[{"seat": 0, "type": "defend", "card": "7C", "target": "7S"}, 7]]
 
-    # The Transfer button offers the three transfers; Show trump plays at once.
+    # Transfer with several transfers selects the smallest (7D: no trump), to
+    # adjust in the hand; the button then sends it. Show trump plays at once.
     page.evaluate(DRAW_FRAME, [CHOICE_FRAME, CHOICE_ROOM])
+    assert page.inner_text('#actions [data-action="transfer"]') == "Transfer…"
     page.click('#actions [data-action="transfer"]')
-    assert page.locator("#actions .choice").count() == 3
-    page.locator("#actions .choice").nth(2).click()
+    assert page.get_attribute('#actions [data-action="transfer"]', "data-label") == "Transfer 7♦"
+    click_card(page, page.locator('#hand [data-card="7C"]'))
+    page.click('#actions [data-action="transfer"]')
     assert sent(page) == [[{"seat": 0, "type": "transfer", "cards": ["7C", "7D"]}, 7]]
     page.evaluate(DRAW_FRAME, [CHOICE_FRAME, CHOICE_ROOM])
+    page.keyboard.press("r")  # the same by keyboard: R selects, R transfers
+    page.keyboard.press("r")
+    assert sent(page) == [[{"seat": 0, "type": "transfer", "cards": ["7D"]}, 7]]
+    page.evaluate(DRAW_FRAME, [CHOICE_FRAME, CHOICE_ROOM])
+    show = page.get_attribute('#actions [data-action="show_trump"]', "data-label")
+    assert show == "Show trump 7♣"
     page.click('#actions [data-action="show_trump"]')
     assert sent(page) == [[{"seat": 0, "type": "show_trump", "card": "7C"}, 7]]
     page.evaluate(DRAW_FRAME, [CHOICE_FRAME, CHOICE_ROOM])
@@ -518,3 +561,98 @@ def test_rules_forms_offer_every_option_with_its_default(open_page: Any) -> None
     page.uncheck("#cpu-rule-throw_in_after_take")
     summary = page.inner_text('.rules-slot[data-prefix="cpu"] .rules-summary')
     assert "no throw-ins after a take" in summary
+
+
+SEVENS = ["7S", "7H", "7D", "7C"]
+
+
+def lead_frame() -> Any:
+    """Seat 0 leads holding four sevens, 9D and KH: every set of sevens is a lead."""
+    view = {
+        **CHOICE_FRAME["view"],  # type: ignore[dict-item]
+        "hand": [*SEVENS, "9D", "KH"],
+        "known": [[], [], []],
+        "table": [],
+        "phase": "lead",
+        "attacker": 0,
+        "defender": 1,
+        "round_attacker": 0,
+    }
+    leads = [list(c) for n in range(1, 5) for c in itertools.combinations(SEVENS, n)]
+    legal = [{"seat": 0, "type": "attack", "cards": c} for c in [*leads, ["9D"], ["KH"]]]
+    return {**CHOICE_FRAME, "view": view, "legal": legal}
+
+
+def test_choose_cards_then_lead(open_page: Any) -> None:
+    """Four sevens: no list of the 15 combinations, but select sevens in the hand
+    (tap again to drop one, Escape drops all) and press one button that says
+    what it will do; a card with a single move plays at once."""
+    page = open_page(DESKTOP)
+    wait_screen(page, "start")
+    frame = lead_frame()
+    page.evaluate(DRAW_FRAME, [frame, CHOICE_ROOM])
+    click_card(page, page.locator('#hand [data-card="9D"]'))  # its only move: at once
+    assert sent(page) == [[{"seat": 0, "type": "attack", "cards": ["9D"]}, 7]]
+
+    page.evaluate(DRAW_FRAME, [frame, CHOICE_ROOM])
+    assert page.get_attribute('#hand [data-card="7S"]', "aria-pressed") == "false"
+    assert page.get_attribute('#hand [data-card="9D"]', "aria-pressed") is None
+    click_card(page, page.locator('#hand [data-card="7S"]'))
+    assert sent(page) == []
+    assert go_labels(page) == ["Lead 7♠"]
+    assert sorted(hand_lit(page)) == ["7C", "7D", "7H"]  # only sevens may join
+    assert page.locator("#hand .hcard.dim").count() == 2
+    assert (page.get_attribute('#hand [data-card="7H"]', "aria-label") or "").endswith(
+        ", can be added"
+    )
+    assert page.locator("#actions .choice").count() == 0
+    assert page.eval_on_selector_all("#actions button", "e => e.map(b => b.dataset.action)") == [
+        "lead",
+        "cancel",
+    ]
+    click_card(page, page.locator('#hand [data-card="7D"]'))
+    click_card(page, page.locator('#hand [data-card="7C"]'))
+    assert go_labels(page) == ["Lead 7♠ 7♦ 7♣"]
+    assert "tap the lit cards to add them" in page.inner_text("#status")
+    king = page.locator('#hand [data-card="KH"]')  # another rank (dimmed): explained
+    king.click(position=king.evaluate(VISIBLE_SPOT), force=True)
+    assert page.inner_text("#status").startswith("K♥ cannot go with 7♠ 7♦ 7♣")
+    assert page.locator("#hand .hcard.chosen").count() == 3
+    click_card(page, page.locator('#hand [data-card="7S"]'))  # tap again: dropped
+    assert go_labels(page) == ["Lead 7♦ 7♣"]
+    click_card(page, page.locator('#hand [data-card="7H"]'))
+    click_card(page, page.locator('#hand [data-card="7S"]'))
+    assert go_labels(page) == ["Lead 7♠ 7♥ 7♦ 7♣"]
+    time.sleep(0.3)
+    shot(page, "24-lead-four-sevens-selected")
+    page.keyboard.press("Escape")
+    assert page.locator("#hand .hcard.chosen").count() == 0 and not go_labels(page)
+    assert sent(page) == []
+
+    # The keyboard: Enter selects (the focus stays on the card), L leads.
+    page.focus('#hand [data-card="7H"]')
+    page.keyboard.press("Enter")
+    page.focus('#hand [data-card="7C"]')
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.dataset.card") == "7C"
+    page.keyboard.press("Enter")  # Enter again on a selected card drops it
+    assert go_labels(page) == ["Lead 7♥"]
+    page.keyboard.press("Enter")
+    page.keyboard.press("l")
+    assert sent(page) == [[{"seat": 0, "type": "attack", "cards": ["7H", "7C"]}, 7]]
+
+    # A phone: the selected sevens rise, the one button is on screen and tappable.
+    phone = open_page(PHONE)
+    wait_screen(phone, "start")
+    phone.evaluate(DRAW_FRAME, [frame, CHOICE_ROOM])
+    for card in SEVENS:
+        click_card(phone, phone.locator(f'#hand [data-card="{card}"]'))
+    lead = phone.locator('#actions [data-action="lead"]')
+    box = lead.bounding_box()
+    assert box and box["width"] >= 44 and box["height"] >= 44, box
+    assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], box
+    assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    time.sleep(0.3)
+    shot(phone, "25-lead-four-sevens-phone")
+    lead.click()
+    assert sent(phone) == [[{"seat": 0, "type": "attack", "cards": SEVENS}, 7]]

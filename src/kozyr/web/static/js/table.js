@@ -100,9 +100,8 @@ export class TableView {
       callout: $("#callout"),
     };
     this.ctx = null;
-    this.choosing = null; // {card, options} while the player picks among several moves
+    this.selection = []; // the hand cards selected for a move (choose cards, then act)
     this.cheatMode = false; // the Cheat toggle: the hand offers cheats instead of honest plays
-    this.leadPick = []; // cheat leads: the cards picked so far
     this.accuseCard = null; // the table card selected to call out
     this.accuseChoice = null; // pass & play: {card, seats} while asking who calls it out
     this.lastCallWindow = null; // {deadline, total} of the last call's countdown
@@ -140,9 +139,8 @@ export class TableView {
     const newGame = !prev || prev.frame.game !== ctx.frame.game;
     this.ctx = ctx;
     if (newVersion) {
-      this.choosing = null;
+      this.selection = [];
       this.sentVersion = null;
-      this.leadPick = [];
       this.accuseChoice = null;
     }
     if (newGame) this.accuseCard = null;
@@ -236,6 +234,43 @@ export class TableView {
     return this.cheatMode ? this.cheatActions : this.honestActions;
   }
 
+  // ------------------------------------------------------------ choose cards, then act
+  /** The hand's moves that use exactly the selected cards (what the buttons offer). */
+  selectionMoves() {
+    const sel = this.selection;
+    if (!sel.length) return [];
+    return this.handActions.filter((a) => sameCards(cardsOfAction(a), sel));
+  }
+
+  /** The covers of the selected card, in table order: the numbered choices. */
+  coverOptions() {
+    const at = (c) => this.view.table.findIndex((p) => p.attack === c);
+    return this.selectionMoves()
+      .filter((a) => a.type === "defend")
+      .sort((a, b) => at(a.target) - at(b.target));
+  }
+
+  /** Whether ``card`` may join the selection: some move uses all of them. */
+  fitsSelection(card) {
+    const pick = [...this.selection, card];
+    return this.handActions.some((a) => {
+      const cards = cardsOfAction(a);
+      return pick.every((c) => cards.includes(c));
+    });
+  }
+
+  /** The move a tap on ``card`` makes at once, or null (the card is selected
+   * instead): only when the card has exactly one move and it is a lead, a
+   * throw-in or a cover of that card alone, so no other card could go with it.
+   * A transfer or showing a trump always waits for its button. */
+  playsAtOnce(card) {
+    const uses = actionsWithCard(this.handActions, card);
+    if (uses.length !== 1) return null;
+    const a = uses[0];
+    if (!["attack", "throw", "defend"].includes(a.type) || cardsOfAction(a).length !== 1) return null;
+    return a;
+  }
+
   /** The seats (of this device) that may call ``card`` out now. */
   accusersOf(card) {
     const f = this.ctx.frame;
@@ -272,6 +307,8 @@ export class TableView {
       text = this.lastCallSeats().length
         ? t("table.lastCall")
         : t("table.lastCallWait", { names: waiting.map((s) => this.nameOf(s)).join(", ") });
+    } else if (this.selection.length && this.turnActions.length) {
+      text = this.selectionHint();
     } else if (this.cheatMode && this.cheatActions.length) {
       text = t(`table.cheatHint.${v.phase === "lead" ? "lead" : v.phase === "defend" ? "defend" : "throw"}`);
     } else if (f.to_move === this.mySeat && this.mySeat !== null) {
@@ -419,13 +456,10 @@ export class TableView {
   // ------------------------------------------------------------ the cards in play
   renderBattle() {
     const v = this.view;
-    const choosing = this.choosing;
+    const covers = this.coverOptions();
+    const choosing = covers.length > 0;
     const targets = new Map();
-    if (choosing) {
-      choosing.options.forEach((opt, i) => {
-        if (opt.type === "defend") targets.set(opt.target, { i, opt });
-      });
-    }
+    covers.forEach((opt, i) => targets.set(opt.target, { i, opt }));
     const owners = new Map((v.plays || []).map((p) => [p.card, p.seat]));
     const cleared = new Set(v.cleared || []);
     // A card someone else played may be called out (rule 13): it is a button
@@ -554,6 +588,7 @@ export class TableView {
   renderActions() {
     const turn = this.turnActions;
     const buttons = [];
+    const sel = this.selection;
     if (this.accuseChoice) {
       // Pass & play: which of the players here calls the card out?
       const { card, seats } = this.accuseChoice;
@@ -568,18 +603,28 @@ export class TableView {
         );
       });
       buttons.push(h("button", { class: "ghost", dataset: { action: "cancel" }, onclick: () => this.cancelChoice() }, t("table.cancel")));
-    } else if (this.choosing) {
-      this.choosing.options.forEach((opt, i) => {
+    } else if (sel.length && turn.length) {
+      // Cards are selected: one button per move they make (numbered covers,
+      // then Lead / Throw in / Transfer / Show trump with the cards it plays).
+      const cheat = this.cheatMode ? " cheat-choice" : "";
+      this.coverOptions().forEach((opt, i) => {
         buttons.push(
           h("button", {
-            class: `choice primary${this.cheatMode ? " cheat-choice" : ""}`,
+            class: `choice primary${cheat}`,
             dataset: { action: `choice-${i + 1}`, choice: String(i + 1) },
             onclick: () => this.play(opt),
-            html: this.choiceLabel(opt, i),
+            html: `<b>${i + 1}</b> ${escapeHTML(t("table.cover"))} ${cardLabelHTML(opt.target)}`,
           }),
         );
       });
-      buttons.push(h("button", { class: "ghost", dataset: { action: "cancel" }, onclick: () => this.cancelChoice() }, t("table.cancel")));
+      for (const a of this.selectionMoves()) {
+        if (a.type === "defend") continue;
+        buttons.push(this.moveButton(a));
+      }
+      buttons.push(
+        h("button", { class: "ghost unselect", dataset: { action: "cancel" }, onclick: () => this.cancelChoice() }, t("table.unselect")),
+      );
+      if (this.cheatActions.length) buttons.push(this.cheatToggle());
     } else {
       if (this.accuseCard && this.accusersOf(this.accuseCard).length) {
         buttons.push(
@@ -606,52 +651,80 @@ export class TableView {
         const label = this.view.taking ? t("table.pass") : t("table.done");
         buttons.push(h("button", { class: "act pass", dataset: { action: "pass" }, "aria-keyshortcuts": "D", onclick: () => this.play(pass) }, label));
       }
-      if (transfers.length) {
-        buttons.push(
-          h("button", { class: "act transfer", dataset: { action: "transfer" }, "aria-keyshortcuts": "R", onclick: () => this.offer(null, transfers) }, t("table.transfer")),
-        );
-      }
-      if (shows.length) {
-        buttons.push(
-          h("button", { class: "act show-trump", dataset: { action: "show_trump" }, onclick: () => this.offer(null, shows) }, t("table.showTrump")),
-        );
-      }
-      if (this.cheatMode && this.leadPick.length) {
-        const lead = this.cheatActions.find((a) => a.type === "attack" && sameCards(a.cards, this.leadPick));
-        if (lead) {
-          buttons.push(
-            h("button", {
-              class: "act cheat-go",
-              dataset: { action: "cheat-lead" },
-              onclick: () => this.play(lead),
-              html: `${escapeHTML(t("table.cheatLead"))} ${lead.cards.map(cardLabelHTML).join(" ")}`,
-            }),
-          );
-        }
-      }
-      if (this.cheatActions.length) {
+      // One transfer (or one trump to show): the button names its cards and
+      // plays it; several: the button selects the smallest, to adjust in the hand.
+      if (transfers.length === 1) buttons.push(this.moveButton(transfers[0]));
+      else if (transfers.length) {
         buttons.push(
           h(
             "button",
-            {
-              class: `act cheat${this.cheatMode ? " on" : ""}`,
-              dataset: { action: "cheat" },
-              "aria-pressed": String(this.cheatMode),
-              "aria-keyshortcuts": "C",
-              title: t("table.cheatTitle"),
-              onclick: () => this.toggleCheat(),
-            },
-            h("span", { class: "icon icon-mask", "aria-hidden": "true" }),
-            " ",
-            t("table.cheat"),
+            { class: "act transfer", dataset: { action: "transfer" }, "aria-keyshortcuts": "R", onclick: () => this.startTransfer(transfers) },
+            `${t("table.transfer")}\u2026`,
           ),
         );
       }
+      if (shows.length === 1) buttons.push(this.moveButton(shows[0]));
+      else if (shows.length) {
+        buttons.push(
+          h("button", { class: "act show-trump", dataset: { action: "show_trump" }, onclick: () => this.select([cardsOfAction(shows[0])[0]]) }, `${t("table.showTrump")}\u2026`),
+        );
+      }
+      if (this.cheatActions.length) buttons.push(this.cheatToggle());
     }
     fill(this.el.actions, buttons);
-    this.el.actions.classList.toggle("choosing", Boolean(this.choosing || this.accuseChoice));
+    this.el.actions.classList.toggle("choosing", Boolean(sel.length || this.accuseChoice));
     this.el.table.dataset.canAct = String(turn.length > 0 || this.lastCallSeats().length > 0);
     this.el.table.dataset.cheatMode = String(this.cheatMode);
+    this.el.table.dataset.selecting = String(sel.length > 0);
+  }
+
+  /** The button of one move, saying what it does: "Lead 7♠ 7♥", "Transfer 8♦". */
+  moveButton(a) {
+    const cards = cardsOfAction(a);
+    const cheat = this.cheatMode && isCheat(this.view, a);
+    const kinds = {
+      attack: ["lead", "table.lead", "L", "lead"],
+      throw: ["throw", "table.throwIn", null, "lead"],
+      transfer: ["transfer", "table.transfer", "R", "transfer"],
+      show_trump: ["show_trump", "table.showTrump", null, "show-trump"],
+    };
+    const [action, key, shortcut, cls] = kinds[a.type];
+    const label = `${t(key)} ${cards.map(cardShort).join(" ")}`;
+    return h("button", {
+      class: `act go ${cls}${cheat ? " cheat-go" : ""}`,
+      // data-label: the button's words with the cards in text ("Lead 7♠ 7♥"); the
+      // suits on the button itself are icons.
+      dataset: { action: cheat && a.type === "attack" ? "cheat-lead" : action, label },
+      "aria-keyshortcuts": shortcut,
+      "aria-label": `${t(key)} ${cards.map(cardName).join(", ")}`,
+      onclick: () => this.play(a),
+      html: `${escapeHTML(t(key))} ${cards.map(cardLabelHTML).join(" ")}`,
+    });
+  }
+
+  cheatToggle() {
+    return h(
+      "button",
+      {
+        class: `act cheat${this.cheatMode ? " on" : ""}`,
+        dataset: { action: "cheat" },
+        "aria-pressed": String(this.cheatMode),
+        "aria-keyshortcuts": "C",
+        title: t("table.cheatTitle"),
+        onclick: () => this.toggleCheat(),
+      },
+      h("span", { class: "icon icon-mask", "aria-hidden": "true" }),
+      " ",
+      t("table.cheat"),
+    );
+  }
+
+  /** What the status line says while cards are selected. */
+  selectionHint() {
+    const cards = this.selection.map(cardShort).join(" ");
+    const more = this.view.hand.some((c) => !this.selection.includes(c) && this.fitsSelection(c));
+    if (!this.selectionMoves().length) return t("table.selectHintPick", { cards });
+    return t(more ? "table.selectHintMore" : "table.selectHint", { cards });
   }
 
   /** The last call (rule 13): call a card out, or Continue; its countdown. */
@@ -704,21 +777,6 @@ export class TableView {
     );
   }
 
-  choiceLabel(opt, i) {
-    const n = i + 1;
-    if (opt.type === "defend") return `<b>${n}</b> ${t("table.cover")} ${cardLabelHTML(opt.target)}`;
-    const cards = cardsOfAction(opt).map(cardLabelHTML).join(" ");
-    if (opt.type === "transfer") return `<b>${n}</b> ${t("table.transfer")} ${cards}`;
-    if (opt.type === "show_trump") return `<b>${n}</b> ${t("table.showTrump")} ${cards}`;
-    return `<b>${n}</b> ${t("table.play")} ${cards}`;
-  }
-
-  /** Cheat leads: ``card`` may join the cards picked so far. */
-  leadFits(card) {
-    const pick = [...this.leadPick, card];
-    return this.cheatActions.some((a) => a.type === "attack" && pick.every((c) => a.cards.includes(c)));
-  }
-
   renderHand() {
     const v = this.view;
     const hand = this.el.hand;
@@ -730,7 +788,7 @@ export class TableView {
     const acts = this.handActions;
     const myTurn = this.turnActions.length > 0;
     const cheat = this.cheatMode;
-    const picking = cheat && v.phase === "lead";
+    const sel = this.selection;
     const knownToOthers = new Set(v.known[this.mySeat] || []);
     const cards = sortHand(v.hand, suitOf(v.trump));
     // Buttons are kept per card between frames, so the fan slides instead of
@@ -738,17 +796,18 @@ export class TableView {
     const lang = currentLanguage();
     const existing = new Map(Array.from(hand.children, (el) => [el.dataset.card, el]));
     const items = cards.map((card) => {
-      const picked = picking && this.leadPick.includes(card);
-      const lit = picking ? !picked && this.leadFits(card) : actionsWithCard(acts, card).length > 0;
+      // While cards are selected, the lit cards are those that may join them.
+      const chosen = sel.includes(card);
+      const lit = sel.length ? !chosen && this.fitsSelection(card) : actionsWithCard(acts, card).length > 0;
       const playable = lit && !cheat;
       const cheatable = lit && cheat;
       const known = knownToOthers.has(card);
       let label = cardName(card);
-      if (playable) label += t("table.playableSuffix");
-      if (cheatable) label += t("table.cheatableSuffix");
-      if (picked) label += t("table.pickedSuffix");
+      if (chosen) label += t("table.selectedSuffix");
+      else if (lit && sel.length) label += t(cheat ? "table.addCheatSuffix" : "table.addSuffix");
+      else if (playable) label += t("table.playableSuffix");
+      else if (cheatable) label += t("table.cheatableSuffix");
       if (known) label += t("table.knownSuffix");
-      const chosen = picked || Boolean(this.choosing && this.choosing.card === card);
       let el = existing.get(card);
       if (!el) {
         el = h("button", { dataset: { card }, onclick: () => this.clickCard(card) });
@@ -761,10 +820,15 @@ export class TableView {
         `hcard${playable ? " playable" : ""}${cheatable ? " cheatable" : ""}` +
         `${myTurn && !lit && !chosen ? " dim" : ""}${chosen ? " chosen" : ""}${known ? " known" : ""}`;
       el.setAttribute("aria-label", label);
-      if (lit || picked) el.removeAttribute("aria-disabled");
+      if (lit || chosen) el.removeAttribute("aria-disabled");
       else el.setAttribute("aria-disabled", "true");
+      // A card that may be selected is a toggle button (pressed = selected).
+      if (myTurn && (chosen || sel.length || !this.playsAtOnce(card)) && (lit || chosen)) {
+        el.setAttribute("aria-pressed", String(chosen));
+      } else el.removeAttribute("aria-pressed");
       for (const mark of el.querySelectorAll(".play-mark, .known-mark")) mark.remove();
-      if (playable) el.append(h("span", { class: "play-mark", "aria-hidden": "true" }, "\u25B2"));
+      if (chosen) el.append(h("span", { class: "play-mark pick-mark", "aria-hidden": "true" }, "\u2713"));
+      if (playable) el.append(h("span", { class: "play-mark", "aria-hidden": "true" }, sel.length ? "+" : "\u25B2"));
       if (cheatable) el.append(h("span", { class: "play-mark cheat-mark", "aria-hidden": "true" }, "\u2726"));
       if (known) {
         el.append(h("span", { class: "known-mark", "aria-hidden": "true", title: t("table.knownTitle") }, h("span", { class: "icon icon-eye" })));
@@ -810,10 +874,10 @@ export class TableView {
       const spread = Math.min(2.6, 26 / Math.max(inRow, 1));
       const angle = (k - mid) * spread;
       const drop = Math.abs(k - mid) ** 2 * Math.min(1.6, 14 / Math.max(inRow, 1));
-      const raised = ["playable", "cheatable", "chosen"].some((c) => cards[i].classList.contains(c));
-      const lift = raised ? -hgt * 0.12 : 0;
+      const raised = ["playable", "cheatable"].some((c) => cards[i].classList.contains(c));
+      const lift = cards[i].classList.contains("chosen") ? -hgt * 0.2 : raised ? -hgt * 0.12 : 0;
       // Room above the fan for lifted cards and their ▲ markers.
-      const top = row * rowGap + drop + lift + hgt * 0.12 + 16;
+      const top = row * rowGap + drop + lift + hgt * 0.2 + 16;
       bottom = Math.max(bottom, top - lift + hgt + Math.abs(angle) * w * 0.012);
       cards[i].style.left = `${left}px`;
       cards[i].style.top = `${top}px`;
@@ -824,49 +888,82 @@ export class TableView {
   }
 
   // ------------------------------------------------------------ playing
+  /** A tap (or Enter) on a hand card: choose cards, then act. A selected card
+   * is unselected; while cards are selected a card that may go with them
+   * joins them; otherwise the card plays at once when that is its only move
+   * (see playsAtOnce), or it is selected and the buttons say what may follow. */
   clickCard(card) {
-    if (this.cheatMode && this.view.phase === "lead") {
-      this.pickForLead(card);
+    if (!this.handActions.length) return;
+    const sel = this.selection;
+    if (sel.includes(card)) {
+      this.select(sel.filter((c) => c !== card), t("table.unselectedAnnounce", { card: cardName(card) }));
       return;
     }
-    const uses = actionsWithCard(this.handActions, card);
-    if (!uses.length) return;
-    if (uses.length === 1) {
-      this.play(uses[0]);
+    if (sel.length) {
+      if (this.fitsSelection(card)) this.select([...sel, card]);
+      else {
+        this.explain(
+          t("table.cannotJoin", { card: cardShort(card), cards: sel.map(cardShort).join(" ") }),
+          t("table.cannotJoin", { card: cardName(card), cards: sel.map(cardName).join(", ") }),
+        );
+      }
       return;
     }
-    this.offer(card, uses);
+    if (!actionsWithCard(this.handActions, card).length) {
+      this.explain(t("table.notPlayable", { card: cardShort(card) }), t("table.notPlayable", { card: cardName(card) }));
+      return;
+    }
+    const now = this.playsAtOnce(card);
+    if (now) this.play(now);
+    else this.select([card]);
   }
 
-  /** Several moves fit: show numbered choices ("1 cover 8♣", "2 cover 9♣", "3 transfer"). */
-  offer(card, options) {
-    if (options.length === 1) {
-      this.play(options[0]);
-      return;
-    }
-    const order = { defend: 0, attack: 1, throw: 1, transfer: 2, show_trump: 3 };
-    const tableIndex = (c) => this.view.table.findIndex((p) => p.attack === c);
-    const sorted = [...options].sort(
-      (a, b) =>
-        order[a.type] - order[b.type] ||
-        (a.type === "defend" ? tableIndex(a.target) - tableIndex(b.target) : 0) ||
-        cardsOfAction(a).length - cardsOfAction(b).length,
-    );
-    this.choosing = { card, options: sorted };
+  /** Set the selection, redraw, keep the focus where it was and say what the buttons offer. */
+  select(cards, spoken) {
+    const focused = document.activeElement;
+    const focusCard = focused && focused.closest && focused.closest("#hand") ? focused.dataset.card : null;
+    this.selection = cards;
     this.accuseChoice = null;
+    this.renderStatus();
     this.renderBattle();
     this.renderActions();
     this.renderHand();
-    const first = this.el.actions.querySelector("button");
-    if (first) first.focus({ preventScroll: true });
-    this.hooks.announce(t("table.chooseAnnounce", { n: sorted.length }));
+    if (focusCard) this.el.hand.querySelector(`[data-card="${focusCard}"]`)?.focus({ preventScroll: true });
+    if (spoken === undefined && cards.length) {
+      const names = cards.map(cardName).join(", ");
+      const moves = Array.from(this.el.actions.querySelectorAll(".go, .choice"), (b) => b.getAttribute("aria-label") || b.textContent);
+      spoken = [t("table.selectedAnnounce", { cards: names }), ...moves].join(". ");
+    }
+    if (spoken) this.hooks.announce(spoken);
   }
 
+  /** A tap that cannot do anything: say why, on the status line and aloud. */
+  explain(shown, spoken) {
+    if (!this.turnActions.length) return;
+    this.el.status.textContent = shown;
+    this.hooks.announce(spoken);
+    clearTimeout(this.explainTimer);
+    this.explainTimer = setTimeout(() => this.ctx && this.renderStatus(), 2500);
+  }
+
+  /** Transfer with several possible transfers: select the smallest (fewest
+   * cards, no trump if it can be helped); the hand adjusts it, the button sends it. */
+  startTransfer(transfers) {
+    const trump = suitOf(this.view.trump);
+    const cost = (a) => cardsOfAction(a).length * 10 + cardsOfAction(a).filter((c) => suitOf(c) === trump).length;
+    const best = [...transfers].sort((a, b) => cost(a) - cost(b))[0];
+    this.cheatMode = false;
+    this.select([...cardsOfAction(best)]);
+    this.el.actions.querySelector('[data-action="transfer"]')?.focus({ preventScroll: true });
+  }
+
+  /** Escape or Unselect: drop the selection (or the pass & play "who calls it out"). */
   cancelChoice() {
-    const card = this.choosing && this.choosing.card;
+    const card = this.selection[0];
     const accused = this.accuseChoice && this.accuseChoice.card;
-    this.choosing = null;
+    this.selection = [];
     this.accuseChoice = null;
+    this.renderStatus();
     this.renderBattle();
     this.renderActions();
     this.renderHand();
@@ -876,16 +973,16 @@ export class TableView {
     }
     const back = card && this.el.hand.querySelector(`[data-card="${card}"]`);
     (back || this.el.hand.querySelector(".playable") || this.el.hand.querySelector("button"))?.focus({ preventScroll: true });
+    if (card) this.hooks.announce(t("table.unselectedAllAnnounce"));
   }
 
   play(action) {
     const f = this.ctx.frame;
     if (this.sentVersion === f.version) return;
     this.sentVersion = f.version;
-    this.choosing = null;
+    this.selection = [];
     this.accuseChoice = null;
     this.cheatMode = false;
-    this.leadPick = [];
     if (action.type === "accuse") this.accuseCard = null;
     this.hooks.move(action, f.version);
     this.renderStatus();
@@ -905,30 +1002,18 @@ export class TableView {
   }
 
   // ------------------------------------------------------------ cheating (rule 13)
-  /** The Cheat toggle: while it is on the hand offers the cheats only. */
+  /** The Cheat toggle: while it is on the hand offers the cheats only (a lead
+   * alongside is selected card by card like any lead, then Lead). */
   toggleCheat() {
     if (!this.cheatActions.length) return;
     this.cheatMode = !this.cheatMode;
-    this.leadPick = [];
-    this.choosing = null;
+    this.selection = [];
     this.renderStatus();
     this.renderBattle();
     this.renderActions();
     this.renderHand();
     this.el.actions.querySelector('[data-action="cheat"]')?.focus({ preventScroll: true });
     this.hooks.announce(this.cheatMode ? t("table.cheatOnAnnounce") : t("table.cheatOffAnnounce"));
-  }
-
-  /** Cheat leads: tap the cards one by one (one rank plus one card of another), then Lead. */
-  pickForLead(card) {
-    const i = this.leadPick.indexOf(card);
-    if (i >= 0) this.leadPick.splice(i, 1);
-    else if (this.leadFits(card)) this.leadPick.push(card);
-    else return;
-    this.renderActions();
-    this.renderHand();
-    const lead = this.el.actions.querySelector('[data-action="cheat-lead"]');
-    if (lead) this.hooks.announce(lead.textContent);
   }
 
   /** Tap a card on the table to call it out; tap it again to unselect it (a
@@ -1015,18 +1100,14 @@ export class TableView {
     if (!this.ctx || document.body.dataset.screen !== "table" || this.ctx.hidden) return;
     if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT")) return;
     if (ev.key === "Escape") {
-      if (this.choosing || this.accuseChoice) this.cancelChoice();
+      if (this.selection.length || this.accuseChoice) this.cancelChoice();
       else if (this.accuseCard) this.unselectAccused();
-      else if (this.leadPick.length) {
-        this.leadPick = [];
-        this.renderActions();
-        this.renderHand();
-      } else return;
+      else return;
       ev.preventDefault();
       return;
     }
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    if ((this.choosing || this.accuseChoice) && /^[1-9]$/.test(ev.key)) {
+    if ((this.selection.length || this.accuseChoice) && /^[1-9]$/.test(ev.key)) {
       const btn = this.el.actions.querySelector(`[data-choice="${ev.key}"]`);
       if (btn) {
         btn.click();
@@ -1035,9 +1116,10 @@ export class TableView {
       return;
     }
     const key = ev.key.toLowerCase();
-    const map = { t: "take", d: "pass", r: "transfer", c: "cheat", k: "catch" };
+    const map = { t: "take", d: "pass", r: "transfer", c: "cheat", k: "catch", l: "lead" };
     if (map[key]) {
-      const btn = this.el.actions.querySelector(`[data-action="${map[key]}"]`);
+      const sel = key === "l" ? '[data-action="lead"], [data-action="cheat-lead"]' : `[data-action="${map[key]}"]`;
+      const btn = this.el.actions.querySelector(sel);
       if (btn) {
         btn.click();
         ev.preventDefault();
