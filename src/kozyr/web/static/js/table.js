@@ -850,16 +850,24 @@ export class TableView {
       hand.style.height = "";
       return;
     }
-    const W = hand.clientWidth;
-    this.handWidth = W;
+    const HW = hand.clientWidth;
+    this.handWidth = HW;
     const w = cards[0].offsetWidth;
     const hgt = cards[0].offsetHeight;
+    // The outer cards tilt about a point below them: keep their corners inside
+    // the hand (and so on screen) by a margin of that swing.
+    const tilt = (inRow) => ((inRow - 1) / 2) * Math.min(2.6, 26 / Math.max(inRow, 1));
+    const swing = (inRow) => Math.ceil(hgt * 1.1 * Math.sin((tilt(inRow) * Math.PI) / 180)) + 1;
     let rows = 1;
     let perRow = n;
+    let pad = swing(n);
+    let W = HW - 2 * pad;
     let step = n > 1 ? Math.min(w * 0.9, (W - w) / (n - 1)) : 0;
     if (n > 1 && step < w * 0.32) {
       rows = 2;
       perRow = Math.ceil(n / 2);
+      pad = swing(perRow);
+      W = HW - 2 * pad;
       step = Math.min(w * 0.9, (W - w) / Math.max(1, perRow - 1));
     }
     const rowGap = hgt * 0.55;
@@ -869,7 +877,7 @@ export class TableView {
       const k = rows === 2 ? i % perRow : i;
       const inRow = rows === 2 ? (row === 0 ? perRow : n - perRow) : n;
       const span = w + step * (inRow - 1);
-      const left = (W - span) / 2 + k * step;
+      const left = pad + (W - span) / 2 + k * step;
       const mid = (inRow - 1) / 2;
       const spread = Math.min(2.6, 26 / Math.max(inRow, 1));
       const angle = (k - mid) * spread;
