@@ -583,6 +583,12 @@ def lead_frame() -> Any:
     return {**CHOICE_FRAME, "view": view, "legal": legal}
 
 
+def tap(page: Any, selector: str) -> None:
+    """Tap a hand card, then let the fan settle (selected cards rise)."""
+    click_card(page, page.locator(selector))
+    time.sleep(0.3)
+
+
 def test_choose_cards_then_lead(open_page: Any) -> None:
     """Four sevens: no list of the 15 combinations, but select sevens in the hand
     (tap again to drop one, Escape drops all) and press one button that says
@@ -591,13 +597,13 @@ def test_choose_cards_then_lead(open_page: Any) -> None:
     wait_screen(page, "start")
     frame = lead_frame()
     page.evaluate(DRAW_FRAME, [frame, CHOICE_ROOM])
-    click_card(page, page.locator('#hand [data-card="9D"]'))  # its only move: at once
+    tap(page, '#hand [data-card="9D"]')  # its only move: at once
     assert sent(page) == [[{"seat": 0, "type": "attack", "cards": ["9D"]}, 7]]
 
     page.evaluate(DRAW_FRAME, [frame, CHOICE_ROOM])
     assert page.get_attribute('#hand [data-card="7S"]', "aria-pressed") == "false"
     assert page.get_attribute('#hand [data-card="9D"]', "aria-pressed") is None
-    click_card(page, page.locator('#hand [data-card="7S"]'))
+    tap(page, '#hand [data-card="7S"]')
     assert sent(page) == []
     assert go_labels(page) == ["Lead 7♠"]
     assert sorted(hand_lit(page)) == ["7C", "7D", "7H"]  # only sevens may join
@@ -610,18 +616,19 @@ def test_choose_cards_then_lead(open_page: Any) -> None:
         "lead",
         "cancel",
     ]
-    click_card(page, page.locator('#hand [data-card="7D"]'))
-    click_card(page, page.locator('#hand [data-card="7C"]'))
+    tap(page, '#hand [data-card="7D"]')
+    tap(page, '#hand [data-card="7C"]')
     assert go_labels(page) == ["Lead 7♠ 7♦ 7♣"]
     assert "tap the lit cards to add them" in page.inner_text("#status")
+    time.sleep(0.3)
     king = page.locator('#hand [data-card="KH"]')  # another rank (dimmed): explained
     king.click(position=king.evaluate(VISIBLE_SPOT), force=True)
     assert page.inner_text("#status").startswith("K♥ cannot go with 7♠ 7♦ 7♣")
     assert page.locator("#hand .hcard.chosen").count() == 3
-    click_card(page, page.locator('#hand [data-card="7S"]'))  # tap again: dropped
+    tap(page, '#hand [data-card="7S"]')  # tap again: dropped
     assert go_labels(page) == ["Lead 7♦ 7♣"]
-    click_card(page, page.locator('#hand [data-card="7H"]'))
-    click_card(page, page.locator('#hand [data-card="7S"]'))
+    tap(page, '#hand [data-card="7H"]')
+    tap(page, '#hand [data-card="7S"]')
     assert go_labels(page) == ["Lead 7♠ 7♥ 7♦ 7♣"]
     time.sleep(0.3)
     shot(page, "24-lead-four-sevens-selected")
@@ -646,7 +653,7 @@ def test_choose_cards_then_lead(open_page: Any) -> None:
     wait_screen(phone, "start")
     phone.evaluate(DRAW_FRAME, [frame, CHOICE_ROOM])
     for card in SEVENS:
-        click_card(phone, phone.locator(f'#hand [data-card="{card}"]'))
+        tap(phone, f'#hand [data-card="{card}"]')
     lead = phone.locator('#actions [data-action="lead"]')
     box = lead.bounding_box()
     assert box and box["width"] >= 44 and box["height"] >= 44, box
@@ -656,3 +663,21 @@ def test_choose_cards_then_lead(open_page: Any) -> None:
     shot(phone, "25-lead-four-sevens-phone")
     lead.click()
     assert sent(phone) == [[{"seat": 0, "type": "attack", "cards": SEVENS}, 7]]
+
+
+def test_a_selection_survives_a_new_frame(open_page: Any) -> None:
+    """A throw-in while you choose: the selection stays if its cards still make a move."""
+    page = open_page(DESKTOP)
+    wait_screen(page, "start")
+    frame = lead_frame()
+    page.evaluate(DRAW_FRAME, [frame, CHOICE_ROOM])
+    for card in ("7S", "7H"):
+        tap(page, f'#hand [data-card="{card}"]')
+    later = {**frame, "version": 8}
+    redraw = """([f, room]) => window.kozyr.table.render(
+        {frame: f, room, event: null, receivedAt: performance.now(), hidden: false})"""
+    page.evaluate(redraw, [later, CHOICE_ROOM])
+    assert go_labels(page) == ["Lead 7♠ 7♥"]
+    gone = {**frame, "version": 9, "view": {**frame["view"], "hand": ["7S", "7D", "7C", "9D"]}}
+    page.evaluate(redraw, [gone, CHOICE_ROOM])  # 7H left the hand: the selection is dropped
+    assert go_labels(page) == [] and page.locator("#hand .hcard.chosen").count() == 0

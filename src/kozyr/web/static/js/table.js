@@ -138,6 +138,7 @@ export class TableView {
     const newVersion = !prev || prev.frame.version !== ctx.frame.version || prev.frame.game !== ctx.frame.game;
     const newGame = !prev || prev.frame.game !== ctx.frame.game;
     this.ctx = ctx;
+    const kept = this.selection;
     if (newVersion) {
       this.selection = [];
       this.sentVersion = null;
@@ -145,6 +146,13 @@ export class TableView {
     }
     if (newGame) this.accuseCard = null;
     if (!this.cheatActions.length) this.cheatMode = false;
+    // A selection survives a new frame (a throw-in while you choose your cover)
+    // as long as the cards are still in your hand and still make a move together.
+    if (newVersion && !newGame && kept.length) {
+      const hand = this.view.hand || [];
+      const fits = (a) => kept.every((c) => cardsOfAction(a).includes(c));
+      if (kept.every((c) => hand.includes(c)) && this.handActions.some(fits)) this.selection = kept;
+    }
     if (this.accuseCard && !this.accusersOf(this.accuseCard).length) this.accuseCard = null;
     const focused = document.activeElement;
     const focusCard = focused && focused.closest && focused.closest("#hand") ? focused.dataset.card : null;
