@@ -33,8 +33,8 @@ def test_malformed_and_unexpected_messages(server: ServerProcess) -> None:
         await c.send({"type": "teleport"})
         frame = await _error(c, "unknown_type")
         assert frame["ref"] == "teleport"
-        await c.send({"type": "hello", "name": "ab"})
-        await _error(c, "invalid_message")
+        await c.send({"type": "hello", "name": "  "})
+        await _error(c, "bad_name")
         await c.send({"type": "hello", "name": "okay", "admin": True})
         await _error(c, "invalid_message")
         await c.send({"type": "hello", "name": "okay", "protocol": 2})
@@ -60,6 +60,52 @@ def test_malformed_and_unexpected_messages(server: ServerProcess) -> None:
         await c.close()
 
     asyncio.run(scenario())
+
+
+def test_two_character_names_play_and_bad_names_are_refused(server: ServerProcess) -> None:
+    """Names are 1-12 user-perceived characters (docs/protocol.md, "Names"): two
+    players called 小明 and 翔太 play a whole game; empty, blank, control-character
+    and overlong names get ``bad_name`` with the reason, on the socket and over HTTP."""
+
+    async def scenario() -> None:
+        ming = Client(server.ws_url, "小明")
+        welcome = await ming.connect()
+        assert welcome["name"] == "小明"
+        code = await ming.create_room(seats=3, visibility="private", move_time=None)
+        shota = Client(server.ws_url, " 翔太 ")
+        assert (await shota.connect())["name"] == "翔太"
+        await shota.join(code)
+        await ming.send({"type": "start"})
+        await ming.expect("game")
+        await shota.expect("game")
+        assert ming.room is not None
+        assert [s["name"] for s in ming.room["seats"][:2]] == ["小明", "翔太"]
+        await play_out([ming, shota], random.Random(14))
+        assert ming.over and ming.over[-1]["game"] == 1
+        await ming.close()
+        await shota.close()
+
+        for bad, reason in [
+            ("", "empty"),
+            (" \t\u3000 ", "empty"),
+            ("bo\x07b", "control"),
+            ("a\u202eb", "control"),
+            ("名" * 13, "at most 12"),
+        ]:
+            c = Client(server.ws_url, bad)
+            await c.connect(hello=False)
+            await c.send({"type": "hello", "name": bad})
+            frame = await _error(c, "bad_name")
+            assert reason in frame["message"], frame
+            await c.send({"type": "hello", "name": "翔"})
+            await c.expect("welcome")
+            await c.close()
+
+    asyncio.run(scenario())
+    status, err = http("POST", server.url + "/api/rooms", {"name": "   ", "seats": 2})
+    assert status == 400 and err["error"]["code"] == "bad_name", err
+    status, made = http("POST", server.url + "/api/rooms", {"name": "翔", "seats": 2})
+    assert status == 201 and made["room"]["seats"][0]["name"] == "翔", made
 
 
 def test_forged_stale_out_of_turn_and_illegal_moves(server: ServerProcess) -> None:

@@ -16,7 +16,7 @@ from kozyr.server import protocol as p
 from kozyr.server.bot_pool import BotPool, choose_in_worker, view_from_wire, view_to_wire
 from kozyr.server.game_session import GameSession
 from kozyr.server.launch import listening_port, serve_command
-from kozyr.server.lobby import check_name
+from kozyr.server.lobby import check_name, graphemes
 from kozyr.server.ratelimit import PassphraseThrottle, TokenBucket
 from kozyr.server.store import Store
 
@@ -39,8 +39,8 @@ class Clock:
         ('{"name": "x"}', "invalid_message"),
         ('{"type": 5}', "invalid_message"),
         ('{"type": "fly"}', "unknown_type"),
-        ('{"type": "hello", "name": "ab"}', "invalid_message"),
-        ('{"type": "hello", "name": "abcdefghijklm"}', "invalid_message"),
+        ('{"type": "hello", "name": 5}', "invalid_message"),
+        ('{"type": "hello", "name": "%s"}' % ("x" * 65), "invalid_message"),
         ('{"type": "hello", "name": "abc", "x": 1}', "invalid_message"),
         ('{"type": "create_room", "seats": 1}', "invalid_message"),
         ('{"type": "create_room", "move_time": 45}', "invalid_message"),
@@ -95,11 +95,35 @@ def test_listening_port_reads_only_the_listening_line() -> None:
 
 
 def test_names() -> None:
+    """1-12 user-perceived characters after trimming; no control characters."""
     assert check_name("  Anna   K ") == "Anna K"
     assert check_name("tab\there") == "tab here"
-    for bad in ("ab", "  a   ", "nul\x00x", "x" * 13):
-        with pytest.raises(p.ProtocolError):
+    assert check_name("小明") == "小明" and check_name("翔太") == "翔太"
+    assert check_name(" A ") == "A" and check_name("Ли") == "Ли"
+    assert check_name("Zoe\u0308") == "Zoë"  # NFC
+    assert check_name("é" * 12) == "é" * 12
+    assert check_name("山田 花子さんです。ね") == "山田 花子さんです。ね"
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # one character, five code points
+    assert graphemes(family) == 1 and graphemes("\U0001f1f7\U0001f1fa\U0001f1ef\U0001f1f5") == 2
+    assert check_name(family * 12) == family * 12
+    assert graphemes("e\u0301" * 3) == 3
+    refused = {
+        "": "empty",
+        "   ": "empty",
+        "\u3000\u00a0": "empty",
+        "nul\x00x": "control",
+        "bell\x07": "control",
+        "a\u202eb": "control",  # a right-to-left override
+        "\u200b": "control",  # a zero width space
+        "\u0301\u0301": "letter",
+        "x" * 13: "at most 12",
+        "小" * 13: "at most 12",
+        family * 13: "at most 12",
+    }
+    for bad, reason in refused.items():
+        with pytest.raises(p.ProtocolError) as info:
             check_name(bad)
+        assert info.value.code == "bad_name" and reason in info.value.message, (bad, info.value)
 
 
 # ---------------------------------------------------------------- limits

@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import secrets
 import time
+import unicodedata
 from typing import Any
 
 import msgspec
@@ -40,13 +41,66 @@ def player_key(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def check_name(name: str) -> str:
-    """A display name: 3-12 printable characters after trimming spaces."""
-    name = " ".join(name.split())
-    if not 3 <= len(name) <= 12 or not name.isprintable():
-        raise p.ProtocolError(
-            p.Code.BAD_NAME, "a name is 3 to 12 printable characters (letters, digits, spaces)"
+#: A name's length limit in user-perceived characters (grapheme clusters):
+#: 小明 is two, Анна four, 👨‍👩‍👧 one.  docs/protocol.md, "Names".
+NAME_MAX = 12
+
+# Format characters that belong inside a character: zero width (non-)joiner
+# (emoji sequences, Persian, Indic scripts) and tags (subdivision flags).
+_JOINERS = frozenset({0x200C, 0x200D})
+_REFUSED = frozenset({"Cc", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def _refused_char(ch: str) -> bool:
+    """Control, format (bidi overrides, zero-width space...), unassigned or private use."""
+    cat = unicodedata.category(ch)
+    if cat == "Cf":
+        return ord(ch) not in _JOINERS and not 0xE0020 <= ord(ch) <= 0xE007F
+    return cat in _REFUSED
+
+
+def graphemes(text: str) -> int:
+    """User-perceived characters, as the browser's ``Intl.Segmenter`` counts them
+    for names: combining marks, variation selectors, emoji modifiers and tags
+    join the character before them, a zero width joiner joins two characters, and
+    regional indicators pair into flags.  (A close approximation of Unicode's
+    extended grapheme clusters: exact for the scripts and emoji people type in
+    names; an Indic conjunct may count as two where a recent browser says one.)"""
+    count = 0
+    joined = False  # the previous character was a zero width joiner
+    flag_half = False  # an unpaired regional indicator came just before
+    for ch in text:
+        cp = ord(ch)
+        extend = (
+            unicodedata.category(ch) in ("Mn", "Mc", "Me")
+            or cp in _JOINERS
+            or 0x1F3FB <= cp <= 0x1F3FF
+            or 0xE0020 <= cp <= 0xE007F
         )
+        regional = 0x1F1E6 <= cp <= 0x1F1FF
+        if not extend and not joined and not (regional and flag_half):
+            count += 1
+        flag_half = regional and not flag_half
+        joined = cp == 0x200D
+    return count
+
+
+def check_name(name: str) -> str:
+    """A display name (docs/protocol.md, "Names"): after NFC normalisation, runs
+    of white space become one space and the ends are trimmed; then it must be 1
+    to 12 user-perceived characters with at least one letter, digit, punctuation
+    mark or symbol, and no control or invisible format characters."""
+    name = " ".join(unicodedata.normalize("NFC", name).split())
+    if not name:
+        raise p.ProtocolError(p.Code.BAD_NAME, "a name cannot be empty or only spaces")
+    if any(_refused_char(ch) for ch in name):
+        raise p.ProtocolError(
+            p.Code.BAD_NAME, "a name cannot contain control or invisible format characters"
+        )
+    if not any(unicodedata.category(ch)[0] in "LNPS" for ch in name):
+        raise p.ProtocolError(p.Code.BAD_NAME, "a name needs a letter, digit or symbol")
+    if graphemes(name) > NAME_MAX:
+        raise p.ProtocolError(p.Code.BAD_NAME, f"a name is at most {NAME_MAX} characters")
     return name
 
 

@@ -19,7 +19,11 @@ from msgspec import Meta, Struct, field
 
 PROTOCOL_VERSION: Final = 1
 
-Name = Annotated[str, Meta(min_length=3, max_length=12)]
+#: A display name on the wire: at most 64 code points (12 user-perceived
+#: characters may be many code points: 👨‍👩‍👧 is five).  The rule itself (1-12
+#: characters, no control characters) is ``lobby.check_name``, so that a bad
+#: name gets the specific code ``bad_name`` with a reason.
+Name = Annotated[str, Meta(max_length=64)]
 Token = Annotated[str, Meta(min_length=16, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 RoomCode = Annotated[str, Meta(min_length=8, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
 Passphrase = Annotated[str, Meta(min_length=1, max_length=64)]

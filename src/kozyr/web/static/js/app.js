@@ -81,9 +81,61 @@ function guestName() {
   return `${t("start.guest")}${Math.floor(1000 + Math.random() * 9000)}`.slice(0, 12);
 }
 
+// Names (docs/protocol.md, "Names"): cleaned like the server cleans them, then
+// 1-12 user-perceived characters (小明 is two), something visible, no control or
+// invisible format characters (the joiners of emoji sequences are fine).
+const GRAPHEMES = typeof Intl.Segmenter === "function" ? new Intl.Segmenter(undefined, { granularity: "grapheme" }) : null;
+const NAME_REFUSED = /[\p{Cc}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]|(?![\u200c\u200d\u{e0020}-\u{e007f}])\p{Cf}/u;
+const NAME_VISIBLE = /[\p{L}\p{N}\p{P}\p{S}]/u;
+const NAME_MAX = 12;
+
+/** {name, error}: the cleaned name, or null and the i18n key that says why not. */
+function checkName(raw) {
+  const name = String(raw || "").normalize("NFC").split(/\s+/u).filter(Boolean).join(" ");
+  let error = null;
+  if (!name) error = "errors.nameEmpty";
+  else if (NAME_REFUSED.test(name)) error = "errors.nameControl";
+  else if (!NAME_VISIBLE.test(name)) error = "errors.nameEmpty";
+  else if ((GRAPHEMES ? Array.from(GRAPHEMES.segment(name)).length : Array.from(name).length) > NAME_MAX) error = "errors.nameLong";
+  return error ? { name: null, error } : { name, error: null };
+}
+
 function validName(name) {
-  const clean = String(name || "").split(/\s+/).filter(Boolean).join(" ");
-  return clean.length >= 3 && clean.length <= 12 ? clean : null;
+  return checkName(name).name;
+}
+
+/** Show ``key``'s message under ``input`` (its own error, read out and tied to
+ * the field by aria-describedby); ``null`` clears it. */
+function fieldError(input, key) {
+  const id = `${input.id}-error`;
+  let el = document.getElementById(id);
+  if (!key) {
+    if (el) el.remove();
+    input.removeAttribute("aria-invalid");
+    const rest = (input.getAttribute("aria-describedby") || "").split(" ").filter((x) => x && x !== id);
+    if (rest.length) input.setAttribute("aria-describedby", rest.join(" "));
+    else input.removeAttribute("aria-describedby");
+    return;
+  }
+  if (!el) {
+    el = h("small", { id, class: "field-error", role: "alert" });
+    input.insertAdjacentElement("afterend", el);
+  }
+  el.dataset.key = key;
+  el.textContent = t(key);
+  input.setAttribute("aria-invalid", "true");
+  const ids = (input.getAttribute("aria-describedby") || "").split(" ").filter(Boolean);
+  if (!ids.includes(id)) input.setAttribute("aria-describedby", [...ids, id].join(" "));
+}
+
+/** A name field checks itself as it is typed: a name too long or with a control
+ * character is said at once, a corrected one clears the message (an empty field
+ * is only refused when the form is sent). */
+function watchName(input) {
+  input.addEventListener("input", () => {
+    const { error } = checkName(input.value);
+    fieldError(input, error && error !== "errors.nameEmpty" ? error : null);
+  });
 }
 
 function setUrlRoom(code) {
@@ -230,6 +282,7 @@ function setupStart() {
     startPnp();
   });
   $("#refresh-rooms").addEventListener("click", loadPublicRooms);
+  watchName($("#player-name"));
   $("#player-name").addEventListener("change", () => {
     const name = validName($("#player-name").value);
     if (name) store.set("name", name);
@@ -263,8 +316,9 @@ function renderPnpNames() {
     box,
     Array.from({ length: n }, (_, i) => {
       const id = `pnp-name-${i}`;
-      const input = h("input", { id, minlength: 3, maxlength: 12, required: true, autocomplete: "off" });
+      const input = h("input", { id, maxlength: 64, required: true, autocomplete: "off" });
       input.value = old[i] || saved[i] || t("pnp.defaultName", { n: i + 1 });
+      watchName(input);
       return h("div", { class: "field" }, h("label", { for: id }, t("pnp.playerN", { n: i + 1 })), input);
     }),
   );
@@ -317,10 +371,11 @@ async function loadPublicRooms() {
 
 /** Make sure the connection uses the name typed on the start screen. */
 async function ensureName() {
-  const name = validName($("#player-name").value);
+  const input = $("#player-name");
+  const { name, error } = checkName(input.value);
+  fieldError(input, error);
   if (!name) {
-    toast(t("errors.bad_name"));
-    $("#player-name").focus();
+    input.focus();
     return false;
   }
   store.set("name", name);
@@ -752,6 +807,10 @@ function handleError(msg, conn) {
     route();
   }
   if (msg.code === "rate_limited") return;
+  if (msg.code === "bad_name" && document.body.dataset.screen === "start") {
+    fieldError($("#player-name"), "errors.bad_name");
+    return;
+  }
   toast(errorText(msg));
 }
 
@@ -894,9 +953,15 @@ function makePnpConn(name, token) {
 }
 
 async function startPnp() {
-  const names = $$("#pnp-names input").map((i) => validName(i.value));
-  if (names.some((n) => !n)) {
-    toast(t("errors.bad_name"));
+  const inputs = $$("#pnp-names input");
+  const names = inputs.map((input) => {
+    const { name, error } = checkName(input.value);
+    fieldError(input, error);
+    return name;
+  });
+  const bad = inputs.find((_, i) => !names[i]);
+  if (bad) {
+    bad.focus();
     return;
   }
   if (new Set(names).size !== names.length) {
@@ -990,6 +1055,7 @@ async function changeLanguage(code) {
   for (const f of Object.values(forms)) f.refresh();
   renderLevelOptions();
   renderPnpNamesLabels();
+  for (const el of $$(".field-error")) el.textContent = t(el.dataset.key);
   if (S.room && S.room.state === "lobby") renderRoom();
   if (currentFrame() && S.room && S.room.state !== "lobby") renderTable();
 }
@@ -1039,5 +1105,5 @@ async function main() {
   openMain(name);
 }
 
-window.kozyr = { state: S, table, show, fillResult, languages: LANGUAGES }; // for debugging and tests
+window.kozyr = { state: S, table, show, fillResult, checkName, languages: LANGUAGES }; // for debugging and tests
 main();

@@ -14,7 +14,7 @@ export function wsUrl() {
 export class Conn {
   /**
    * @param {object} o
-   * @param {string} o.name      display name (3-12 characters)
+   * @param {string} o.name      display name (1-12 characters, docs/protocol.md "Names")
    * @param {string|null} o.token  token from an earlier welcome, if any
    * @param {(msg: object, conn: Conn) => void} o.onMessage
    * @param {(state: string, conn: Conn) => void} [o.onState]  "open" | "reconnecting" | "closed" | "replaced"

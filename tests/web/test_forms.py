@@ -1,0 +1,102 @@
+"""The start forms: names (issue 14, defect 7) and errors that belong to their screen."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from kozyr.server import protocol as p
+from kozyr.server.lobby import check_name
+
+from .helpers import PHONE, play_to_the_end, shot, start_vs_computer, wait_screen
+
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+
+#: Names the browser and the server must judge alike (docs/protocol.md, "Names").
+NAMES = [
+    "小明",
+    "翔太",
+    "A",
+    " Ли ",
+    "Zoe\u0308",
+    "山田 花子さんです。ね",
+    FAMILY * 12,
+    "\U0001f1f7\U0001f1fa\U0001f1ef\U0001f1f5",
+    "e\u0301" * 12,
+    "",
+    "   ",
+    "\u3000\u00a0",
+    "bell\x07",
+    "a\u202eb",
+    "\u200b",
+    "\u0301",
+    "x" * 13,
+    "名" * 13,
+    FAMILY * 13,
+]
+
+
+def _server_verdict(name: str) -> str | None:
+    try:
+        return check_name(name)
+    except p.ProtocolError:
+        return None
+
+
+def test_short_cjk_names_play_and_bad_names_are_explained(open_page: Any) -> None:
+    page = open_page(PHONE, locale="ja-JP")
+    wait_screen(page, "start")
+    # The browser's rule is the server's, name by name.
+    verdicts = page.evaluate("(names) => names.map((n) => window.kozyr.checkName(n).name)", NAMES)
+    assert verdicts == [_server_verdict(n) for n in NAMES]
+    assert page.inner_text("#player-name-hint") == "1〜12文字"
+
+    name = page.locator("#player-name")
+    # Only spaces: refused when the form is sent, with the reason under the field.
+    name.fill("   ")
+    page.click("#panel-computer button[type=submit]")
+    error = page.locator("#player-name-error")
+    assert error.inner_text() == "名前を入力してください（空白だけは使えません）。"
+    assert name.get_attribute("aria-invalid") == "true"
+    assert "player-name-error" in (name.get_attribute("aria-describedby") or "")
+    assert page.evaluate("document.activeElement.id") == "player-name"
+    assert page.evaluate("document.body.dataset.screen") == "start"
+    # Too long or a control character: said while typing; corrected: gone.
+    name.fill("名" * 13)
+    assert error.inner_text() == "名前は12文字までです。"
+    name.fill("ab\x07c")
+    assert error.inner_text() == "名前に制御文字や見えない文字は使えません。"
+    shot(page, "forms-name-error-ja-phone")
+    name.fill("翔太")
+    assert page.locator("#player-name-error").count() == 0
+    assert name.get_attribute("aria-invalid") is None
+
+    # A two-character name plays a whole game.
+    start_vs_computer(page, bots=1, name="  翔太 ")
+    assert "翔太" in page.inner_text("#me-info")
+    t0 = time.monotonic()
+    play_to_the_end(page, limit_s=120)
+    page.wait_for_selector("#result:not([hidden])")
+    assert "翔太" in page.inner_text("#result-rows")
+    assert page.evaluate("window.kozyr.state.conn.name") == "翔太"
+    assert time.monotonic() - t0 < 120
+
+
+@pytest.mark.parametrize("names", [("小明", "翔太")])
+def test_pass_and_play_with_two_character_names(open_page: Any, names: tuple[str, str]) -> None:
+    page = open_page(PHONE, locale="zh-CN")
+    wait_screen(page, "start")
+    page.click("#tab-pnp")
+    page.select_option("#pnp-count", "2")
+    page.fill("#pnp-name-0", " ")
+    page.click("#panel-pnp button[type=submit]")
+    assert page.inner_text("#pnp-name-0-error") == "请输入名字：不能为空或只有空格。"
+    assert page.evaluate("document.activeElement.id") == "pnp-name-0"
+    page.fill("#pnp-name-0", names[0])
+    assert page.locator("#pnp-name-0-error").count() == 0
+    page.fill("#pnp-name-1", names[1])
+    page.click("#panel-pnp button[type=submit]")
+    page.wait_for_selector("#privacy:not([hidden])")
+    assert page.inner_text("#privacy-title") in names
