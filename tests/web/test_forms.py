@@ -100,3 +100,73 @@ def test_pass_and_play_with_two_character_names(open_page: Any, names: tuple[str
     page.click("#panel-pnp button[type=submit]")
     page.wait_for_selector("#privacy:not([hidden])")
     assert page.inner_text("#privacy-title") in names
+
+
+def test_errors_belong_to_their_screen_and_field(open_page: Any) -> None:
+    """Issue 14, defect 6: "Wrong passphrase." under the passphrase until it is
+    retyped, never after the right one worked; a start-screen message never
+    floats over the table."""
+    host = open_page()
+    wait_screen(host, "start")
+    host.fill("#player-name", "Host")
+    host.click("#tab-online")
+    host.check('#panel-online input[value="private"]')
+    host.fill("#on-pass", "sesame")
+    host.click("#panel-online button[type=submit]")
+    wait_screen(host, "room")
+    code = host.input_value("#invite-link").split("room=")[1]
+
+    guest = open_page(PHONE, locale="ru-RU")
+    wait_screen(guest, "start")
+    guest.fill("#player-name", "Гость")
+    guest.click("#tab-join")
+    guest.fill("#join-code", "no such code!")
+    guest.click("#panel-join button[type=submit]")
+    assert guest.inner_text("#join-code-error") == "Такой комнаты нет или она закрыта."
+    guest.fill("#join-code", code)
+    assert guest.locator("#join-code-error").count() == 0
+    guest.fill("#join-pass", "wrong")
+    guest.click("#panel-join button[type=submit]")
+    error = guest.locator("#join-pass-error")
+    error.wait_for()
+    assert error.inner_text() == "Неверный пароль."
+    assert guest.get_attribute("#join-pass", "aria-invalid") == "true"
+    assert guest.is_hidden("#toast")
+    shot(guest, "forms-wrong-passphrase-ru-phone")
+    # Retyping it clears the message; the right passphrase opens the room, clean.
+    guest.fill("#join-pass", "sesam")
+    assert error.count() == 0
+    guest.fill("#join-pass", "sesame")
+    time.sleep(1.1)  # the server's back-off after a wrong passphrase (1 s)
+    guest.click("#panel-join button[type=submit]")
+    wait_screen(guest, "room")
+    assert guest.is_hidden("#toast")
+    assert guest.locator(".field-error").count() == 0
+    assert guest.evaluate("document.querySelectorAll('[aria-invalid]').length") == 0
+    # Back on the start screen nothing of the old errors is left.
+    guest.click("#leave-room")
+    wait_screen(guest, "start")
+    assert guest.locator(".field-error").count() == 0 and guest.is_hidden("#toast")
+
+    # A start-screen toast goes when a field is edited, and never reaches the table.
+    guest.click("#tab-pnp")
+    guest.select_option("#pnp-count", "2")
+    guest.fill("#pnp-name-0", "Аня")
+    guest.fill("#pnp-name-1", "Аня")
+    guest.click("#panel-pnp button[type=submit]")
+    assert guest.inner_text("#toast") == "Дайте игрокам разные имена."
+    guest.fill("#pnp-name-1", "Аня ")
+    assert guest.is_hidden("#toast")
+    guest.click("#panel-pnp button[type=submit]")
+    assert guest.is_visible("#toast")
+    guest.click("#tab-computer")
+    assert guest.is_hidden("#toast")
+    guest.select_option("#cpu-bots", "1")
+    guest.click("#tab-pnp")
+    guest.click("#panel-pnp button[type=submit]")
+    assert guest.is_visible("#toast")
+    # The game starts while the message still shows (its 4.5 s are not over).
+    guest.evaluate("document.querySelector('#panel-computer').requestSubmit()")
+    wait_screen(guest, "table")
+    assert guest.is_hidden("#toast")
+    shot(guest, "forms-table-without-stale-errors-ru-phone")

@@ -52,13 +52,31 @@ function announce(text, urgent = false) {
   setTimeout(() => (el.textContent = text), 30);
 }
 
+// Errors belong to the screen they came from: a toast goes when its screen
+// changes (or, on the start screen, when any field is edited); an error about
+// one field is shown under that field (fieldError) and goes once it is corrected.
 let toastTimer = null;
 function toast(text) {
   const el = $("#toast");
   el.textContent = text;
   el.hidden = false;
+  el.dataset.screen = document.body.dataset.screen || "";
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => (el.hidden = true), 4500);
+  toastTimer = setTimeout(hideToast, 4500);
+}
+
+function hideToast() {
+  clearTimeout(toastTimer);
+  $("#toast").hidden = true;
+}
+
+/** Every field error of the start screen goes (the screen was left). */
+function clearFieldErrors() {
+  for (const el of $$(".field-error")) {
+    const input = el.previousElementSibling;
+    if (input && input.id) fieldError(input, null);
+    else el.remove();
+  }
 }
 
 function errorText(msg) {
@@ -180,6 +198,11 @@ function hostConn() {
 
 // ============================================================ screens
 function show(screen) {
+  const before = document.body.dataset.screen;
+  if (before !== screen) {
+    if ($("#toast").dataset.screen !== screen) hideToast();
+    if (before === "start") clearFieldErrors();
+  }
   for (const el of $$(".screen")) el.hidden = el.id !== `screen-${screen}`;
   document.body.dataset.screen = screen;
 }
@@ -218,6 +241,7 @@ function setupStart() {
       $(`#${other.getAttribute("aria-controls")}`).hidden = !on;
     }
     if (tab.id === "tab-join") loadPublicRooms();
+    hideToast();
   };
   for (const tab of tabs) {
     tab.addEventListener("click", () => select(tab));
@@ -272,7 +296,8 @@ function setupStart() {
     ev.preventDefault();
     const code = parseCode($("#join-code").value);
     if (!code) {
-      toast(t("errors.no_such_room"));
+      fieldError($("#join-code"), "errors.no_such_room");
+      $("#join-code").focus();
       return;
     }
     joinRoom(code, $("#join-pass").value || null);
@@ -283,6 +308,14 @@ function setupStart() {
   });
   $("#refresh-rooms").addEventListener("click", loadPublicRooms);
   watchName($("#player-name"));
+  $("#screen-start").addEventListener("input", (ev) => {
+    if ($("#toast").dataset.screen === "start") hideToast();
+    // A join error (wrong passphrase, no such room) is about the field edited.
+    if (ev.target.id === "join-pass" || ev.target.id === "join-code") {
+      fieldError($("#join-pass"), null);
+      fieldError($("#join-code"), null);
+    }
+  });
   $("#player-name").addEventListener("change", () => {
     const name = validName($("#player-name").value);
     if (name) store.set("name", name);
@@ -787,7 +820,7 @@ async function afterWelcome(msg) {
     S.selectTab("tab-join");
     $("#join-code").value = code;
     $("#join-pass").focus();
-    toast(t("start.needPassphrase"));
+    fieldError($("#join-pass"), "start.needPassphrase");
     return;
   }
   if (msg.room) S.conn.send({ type: "leave" });
@@ -807,9 +840,14 @@ function handleError(msg, conn) {
     route();
   }
   if (msg.code === "rate_limited") return;
-  if (msg.code === "bad_name" && document.body.dataset.screen === "start") {
-    fieldError($("#player-name"), "errors.bad_name");
-    return;
+  if (document.body.dataset.screen === "start") {
+    const field = { bad_name: "#player-name", wrong_passphrase: "#join-pass", throttled: "#join-pass", no_such_room: "#join-code" }[msg.code];
+    if (field && (msg.code === "bad_name" || msg.ref === "join")) {
+      if (field !== "#player-name") S.selectTab("tab-join");
+      fieldError($(field), `errors.${msg.code}`);
+      $(field).focus();
+      return;
+    }
   }
   toast(errorText(msg));
 }
