@@ -39,7 +39,7 @@ VIEWPORTS = {
 AUDIT_SHOTS = SHOTS / "audit"
 MIN_TAP = 44
 
-AUDIT = """(minTap) => {
+AUDIT = """([minTap, scrolls, root]) => {
     const vw = document.documentElement.clientWidth;
     const vh = window.innerHeight;
     const problems = [];
@@ -92,10 +92,22 @@ AUDIT = """(minTap) => {
     };
     const selector = 'button, a[href], input, select, textarea, summary,'
         + ' [tabindex]:not([tabindex="-1"])';
-    const els = Array.from(document.querySelectorAll(selector)).filter(shown);
+    // A modal dialog (``root``): only its own controls; what it covers is moot.
+    const scope = root ? document.querySelector(root) : document;
+    const els = Array.from(scope.querySelectorAll(selector)).filter(shown);
     for (const el of els) {
         const r = el.getBoundingClientRect();
         const label = name(el);
+        // A screen that scrolls up and down (start, room): what is above or
+        // below the fold is checked only across; the rest as on the table.
+        // (Only across: a sticky button and the fold make the rest moot there.)
+        if (scrolls) {
+            if (r.left < -0.5 || r.right > vw + 0.5) {
+                problems.push(`off screen across: ${label} at ${Math.round(r.left)}`
+                    + ` ${Math.round(r.width)} wide in ${vw}`);
+            }
+            continue;
+        }
         if (r.left < -0.5 || r.top < -0.5 || r.right > vw + 0.5 || r.bottom > vh + 0.5) {
             problems.push(`off screen: ${label} at ${Math.round(r.left)},${Math.round(r.top)}`
                 + ` ${Math.round(r.width)}x${Math.round(r.height)} in ${vw}x${vh}`);
@@ -120,11 +132,16 @@ AUDIT = """(minTap) => {
 }"""
 
 
-def audit(page: Any, scene: str, key: str) -> list[str]:
+def audit(
+    page: Any, scene: str, key: str, scrolls: bool = False, root: str | None = None
+) -> list[str]:
+    """The problems of what ``page`` shows now (a screenshot goes to AUDIT_SHOTS);
+    ``scrolls``: a screen that may scroll up and down (start, room), checked
+    across only; ``root``: a modal dialog, whose controls alone are checked."""
     time.sleep(0.6)  # the cards fly and the fan slides into place
     AUDIT_SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(AUDIT_SHOTS / f"{scene}-{key.split('-', 1)[1]}.png"))
-    return list(page.evaluate(AUDIT, MIN_TAP))
+    return [f"{scene}: {p}" for p in page.evaluate(AUDIT, [MIN_TAP, scrolls, root])]
 
 
 TWO_ROOM: dict[str, Any] = {
@@ -194,4 +211,58 @@ def test_audit_multi_card_lead_selection(open_page: Any, key: str) -> None:
         page.evaluate("(c) => window.kozyr.table.clickCard(c)", card)
     assert page.get_attribute('#actions [data-action="lead"]', "data-label") == "Lead 7♠ 7♥ 7♦"
     problems = audit(page, "lead-selection", key)
+    assert not problems, "\n".join(problems)
+
+
+PHONES = ["phone-360x740", "phone-390x844"]
+LOCALES = {"ru": "ru-RU", "ja": "ja-JP", "en": "en-US"}
+GAME_OVER = {
+    "type": "game_over",
+    "game": 1,
+    "result": {"draw": False, "durak": 1},
+    "durak": 1,
+    "pogony": True,
+    "cards_left": [0, 5],
+}
+SHOW_RESULT = """([over, room]) => {
+    const k = window.kozyr;
+    k.state.room = room;
+    k.fillResult(over);
+    document.querySelector('#result').hidden = false;
+}"""
+
+
+@pytest.mark.parametrize("lang", list(LOCALES))
+@pytest.mark.parametrize("key", PHONES)
+def test_audit_every_screen_on_phones_in_three_languages(
+    open_page: Any, key: str, lang: str
+) -> None:
+    """Issue 14, defect 3: Russian labels are long, Japanese ones short; on a
+    phone no screen may scroll sideways or put a control off screen: the start
+    screen (each tab), the room, the table, the result and the privacy screen."""
+    page = open_page(VIEWPORTS[key], locale=LOCALES[lang])
+    wait_screen(page, "start")
+    problems: list[str] = []
+    for tab in ("computer", "online", "join", "pnp"):
+        page.click(f"#tab-{tab}")
+        if tab == "online":
+            page.check('#panel-online input[value="private"]')  # the longest form
+        problems += audit(page, f"{lang}-start-{tab}", key, scrolls=True)
+    page.click("#tab-online")
+    page.click("#panel-online button[type=submit]")
+    wait_screen(page, "room")
+    problems += audit(page, f"{lang}-room", key, scrolls=True)
+    page.evaluate(DRAW_FRAME, [defend_take(), TWO_ROOM])
+    problems += audit(page, f"{lang}-table-defend", key)
+    page.evaluate(SHOW_RESULT, [GAME_OVER, TWO_ROOM])
+    problems += audit(page, f"{lang}-result", key, root="#result")
+    page.evaluate("document.querySelector('#result').hidden = true")
+    page.click("#table-leave")
+    page.click("#table-leave")
+    wait_screen(page, "start")
+    page.click("#tab-pnp")
+    page.select_option("#pnp-count", "6")
+    page.click("#panel-pnp button[type=submit]")
+    page.wait_for_selector("#privacy:not([hidden])")
+    problems += audit(page, f"{lang}-privacy", key, root="#privacy")
     assert not problems, "\n".join(problems)
