@@ -52,6 +52,7 @@ def test_short_cjk_names_play_and_bad_names_are_explained(open_page: Any) -> Non
     verdicts = page.evaluate("(names) => names.map((n) => window.kozyr.checkName(n).name)", NAMES)
     assert verdicts == [_server_verdict(n) for n in NAMES]
     assert page.inner_text("#player-name-hint") == "1〜12文字"
+    assert page.inner_text("#panel-computer button[type=submit]") == "プレイ"  # not "start.play"
 
     name = page.locator("#player-name")
     # Only spaces: refused when the form is sent, with the reason under the field.
