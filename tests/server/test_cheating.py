@@ -29,6 +29,22 @@ def out_of_turn_accusations(record_data: dict) -> tuple[int, int]:
     return outside, total
 
 
+async def play_a_bot(client: Client, level: int) -> None:
+    """Connect and start a private cheating game against one bot (no move clock)."""
+    await client.connect()
+    await client.send(
+        {
+            "type": "create_room",
+            "seats": 2,
+            "visibility": "private",
+            "move_time": None,
+            "bot_level": level,
+            "rules": {"cheating": True},
+            "start": True,
+        }
+    )
+
+
 def test_two_people_and_two_bots_cheat_and_accuse(server: ServerProcess) -> None:
     async def scenario() -> None:
         rng = random.Random(11)
@@ -81,18 +97,7 @@ def test_the_last_call_passes_for_people_who_let_it_go(server: ServerProcess) ->
 
     async def scenario() -> None:
         solo = Client(server.ws_url, "quiet")
-        await solo.connect()
-        await solo.send(
-            {
-                "type": "create_room",
-                "seats": 2,
-                "visibility": "private",
-                "move_time": None,
-                "bot_level": 2,
-                "rules": {"cheating": True},
-                "start": True,
-            }
-        )
+        await play_a_bot(solo, level=2)
         frame = await solo.expect("game")
         rng = random.Random(5)
         passes = 0
@@ -127,18 +132,7 @@ def test_kill_9_in_the_last_call_resumes_it(tmp_path) -> None:
     async def scenario() -> None:
         rng = random.Random(3)
         solo = Client(srv.ws_url, "solo")
-        await solo.connect()
-        await solo.send(
-            {
-                "type": "create_room",
-                "seats": 2,
-                "visibility": "private",
-                "move_time": None,
-                "bot_level": 3,
-                "rules": {"cheating": True},
-                "start": True,
-            }
-        )
+        await play_a_bot(solo, level=3)
         frame = await solo.expect("game")
         while not (frame["view"]["phase"] == "last_call" and frame["view"]["pending"] == [0]):
             if frame["to_move"] == 0 and frame["view"]["phase"] not in ("last_call", "over"):

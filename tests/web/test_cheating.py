@@ -217,40 +217,53 @@ def test_judge_table_reads_cheats_from_the_public_view() -> None:
     assert judge_table(view) == {"6D": True, "7S": False, "9D": True}
 
 
-def test_catch_a_bots_cheat(open_page: Any) -> None:
-    page = open_page(DESKTOP)
-    start_cheating_game(page, level=5)
-    caught = None
+def call_out_when(page: Any, pick: Any, seconds: float, before: Any = None) -> str | None:
+    """Play honest moves until ``pick(frame)`` names a card to call out, then
+    tap it and press Catch! (``before(card)`` runs between the two); the card,
+    or None when ``seconds`` pass first."""
     n = 0
     t0 = time.monotonic()
-    while caught is None and time.monotonic() - t0 < 100:
+    while time.monotonic() - t0 < seconds:
         if next_game_if_over(page):
             continue
         f = frame(page)
         if f and f["view"]["phase"] != "over":
-            cheats = [c for c, bad in judge_table(f["view"]).items() if bad and c in accusable(f)]
-            if cheats:
-                card = cheats[0]
-                # Nothing is said about a cheat: the card just lies there.
-                assert not page.locator('#actions [data-action="catch"]').count()
+            card = pick(f)
+            if card is not None:
                 try:
                     click_table_card(page, card)
-                    time.sleep(0.2)
-                    shot(page, "40-cheat-selected-to-catch")
-                    catch = page.locator('#actions [data-action="catch"]')
-                    assert "Catch!" in catch.inner_text()
-                    catch.click(timeout=2000)
+                    if before is not None:
+                        before(card)
+                    page.locator('#actions [data-action="catch"]').click(timeout=2000)
                 except AssertionError:
                     raise
                 except Exception:
                     continue  # the table moved on: look again
-                caught = card
-                break
+                return card
         if can_act(page):
             n += 1
             honest_step(page, n)
         else:
             time.sleep(0.05)
+    return None
+
+
+def test_catch_a_bots_cheat(open_page: Any) -> None:
+    page = open_page(DESKTOP)
+    start_cheating_game(page, level=5)
+
+    def a_cheat(f: dict[str, Any]) -> str | None:
+        cheats = [c for c, bad in judge_table(f["view"]).items() if bad and c in accusable(f)]
+        if cheats:  # nothing is said about a cheat: the card just lies there
+            assert not page.locator('#actions [data-action="catch"]').count()
+        return cheats[0] if cheats else None
+
+    def look(card: str) -> None:
+        time.sleep(0.2)
+        shot(page, "40-cheat-selected-to-catch")
+        assert "Catch!" in page.locator('#actions [data-action="catch"]').inner_text()
+
+    caught = call_out_when(page, a_cheat, 100, look)
     assert caught, "the bot did not cheat within the time bound"
     text = callout(page, "caughtByYou")
     assert text == f"You caught Bot 2 cheating with {short(caught)}", text
@@ -271,33 +284,17 @@ def test_catch_a_bots_cheat(open_page: Any) -> None:
 def test_a_false_accusation_marks_you(open_page: Any) -> None:
     page = open_page(DESKTOP)
     start_cheating_game(page, level=1, deck="24")
-    accused = None
-    n = 0
-    t0 = time.monotonic()
-    while accused is None and time.monotonic() - t0 < 60:
-        if next_game_if_over(page):
-            continue
-        f = frame(page)
-        if f and f["view"]["phase"] != "over":
-            owners = {p["card"]: p["seat"] for p in f["view"]["plays"]}
-            fair = [
-                c
-                for c, bad in judge_table(f["view"]).items()
-                if not bad and owners[c] == 1 and c in accusable(f)
-            ]
-            if fair:
-                try:
-                    click_table_card(page, fair[0])
-                    page.locator('#actions [data-action="catch"]').click(timeout=2000)
-                except Exception:
-                    continue
-                accused = fair[0]
-                break
-        if can_act(page):
-            n += 1
-            honest_step(page, n)
-        else:
-            time.sleep(0.05)
+
+    def a_fair_card(f: dict[str, Any]) -> str | None:
+        owners = {p["card"]: p["seat"] for p in f["view"]["plays"]}
+        fair = [
+            c
+            for c, bad in judge_table(f["view"]).items()
+            if not bad and owners[c] == 1 and c in accusable(f)
+        ]
+        return fair[0] if fair else None
+
+    accused = call_out_when(page, a_fair_card, 60)
     assert accused, "the bot played no card to call out"
     text = callout(page, "fairYou")
     assert text == f"You called out {short(accused)} — it was fair: you are marked", text
