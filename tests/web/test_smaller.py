@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from .helpers import wait_screen
-from .test_layout_audit import LOCALES, PHONES, VIEWPORTS, audit
+from .test_client import DRAW_FRAME
+from .test_layout_audit import LOCALES, PHONES, TWO_ROOM, VIEWPORTS, audit, defend_take
 
 #: Every choice of every visible select, measured in the select's own font: its
 #: text must fit between the paddings and the arrow (about 20 px in Chromium).
@@ -48,3 +49,39 @@ def test_no_select_cuts_its_text_on_phones(open_page: Any, key: str, lang: str) 
         problems += [f"{tab}: {p}" for p in page.evaluate(SELECTS_FIT)]
         problems += audit(page, f"{lang}-selects-{tab}", key, scrolls=True)
     assert not problems, "\n".join(problems)
+
+
+BADGES = """() => {
+    const size = (sel) => {
+        const r = document.querySelector(sel).getBoundingClientRect();
+        return {text: document.querySelector(sel).textContent, height: Math.round(r.height)};
+    };
+    return {deck: size('.deck-count'), discard: size('.discard-count')};
+}"""
+
+
+@pytest.mark.parametrize("lang", list(LOCALES))
+def test_empty_deck_badge_is_one_line(open_page: Any, lang: str) -> None:
+    """The Japanese "なし" (empty deck) broke into two lines on a phone: the
+    badge is as tall as the one-line discard badge beside it."""
+    page = open_page(VIEWPORTS["phone-360x740"], locale=LOCALES[lang])
+    wait_screen(page, "start")
+    frame = defend_take()
+    frame["view"]["deck"] = 0
+    page.evaluate(DRAW_FRAME, [frame, TWO_ROOM])
+    badges = page.evaluate(BADGES)
+    assert badges["deck"]["text"] == {"en": "empty", "ru": "пусто", "ja": "なし"}[lang]
+    assert abs(badges["deck"]["height"] - badges["discard"]["height"]) <= 4, badges
+    assert not audit(page, f"{lang}-empty-deck", "phone-360x740")
+
+
+def test_attack_limit_is_explained(open_page: Any) -> None:
+    """The bare "1 / 6" by the table is the round's attack limit: it says so,
+    in words, in a tooltip and to a screen reader."""
+    page = open_page(VIEWPORTS["phone-360x740"], locale="ru-RU")
+    wait_screen(page, "start")
+    page.evaluate(DRAW_FRAME, [defend_take(), TWO_ROOM])
+    limit = page.locator("#battle .limit")
+    assert limit.text_content() == "Атак 1/5"
+    assert limit.get_attribute("title") == "1 из не более чем 5 карт атаки"
+    assert limit.get_attribute("aria-label") == limit.get_attribute("title")

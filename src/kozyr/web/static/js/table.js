@@ -533,7 +533,9 @@ export class TableView {
     this.el.battle.dataset.count = String(v.table.length);
     const limit = v.limit;
     if (v.table.length && limit) {
-      this.el.battle.append(h("span", { class: "limit", "aria-label": t("table.limitLabel", { n: v.table.length, limit }) }, `${v.table.length} / ${limit}`));
+      // The attack limit of this round: how many attack cards are down, of how many allowed.
+      const label = t("table.limitLabel", { n: v.table.length, limit });
+      this.el.battle.append(h("span", { class: "limit", "aria-label": label, title: label }, t("table.limitShort", { n: v.table.length, limit })));
     }
   }
 
