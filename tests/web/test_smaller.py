@@ -85,3 +85,27 @@ def test_attack_limit_is_explained(open_page: Any) -> None:
     assert limit.text_content() == "Атак 1/5"
     assert limit.get_attribute("title") == "1 из не более чем 5 карт атаки"
     assert limit.get_attribute("aria-label") == limit.get_attribute("title")
+
+
+#: Emoji and pictographs a browser without an emoji font shows as boxes (the
+#: card suits ♠♥♦♣ are ordinary text).
+NO_EMOJI = """() => Array.from(document.body.innerText)
+    .filter((c) => /\\p{Extended_Pictographic}/u.test(c) && !'♠♥♦♣'.includes(c))"""
+
+
+def test_passphrase_lock_is_an_icon_not_an_emoji(open_page: Any) -> None:
+    """The room's "🔒 passphrase" showed a box without an emoji font: the lock
+    is an inline SVG, and no emoji is left on the start or room screen."""
+    page = open_page(VIEWPORTS["phone-360x740"], locale="ja-JP")
+    wait_screen(page, "start")
+    assert page.evaluate(NO_EMOJI) == []
+    page.click("#tab-online")
+    page.check('#panel-online input[value="private"]')
+    page.fill("#on-pass", "sesame")
+    page.click("#panel-online button[type=submit]")
+    wait_screen(page, "room")
+    sub = page.locator("#room-sub")
+    assert sub.locator("svg.lock-icon").count() == 1
+    assert (sub.text_content() or "").endswith(" · 合言葉あり")
+    assert page.evaluate(NO_EMOJI) == []
+    assert not audit(page, "ja-room-passphrase", "phone-360x740", scrolls=True)

@@ -95,6 +95,12 @@ function banner(text, button) {
   el.hidden = false;
 }
 
+// A padlock drawn inline: an emoji would show as a box without an emoji font.
+const LOCK_SVG =
+  '<svg class="lock-icon" viewBox="0 0 16 16" aria-hidden="true" focusable="false">' +
+  '<path d="M5 7V5a3 3 0 0 1 6 0v2" fill="none" stroke="currentColor" stroke-width="1.8"/>' +
+  '<rect x="3" y="7" width="10" height="8" rx="1.5" fill="currentColor"/></svg>';
+
 function guestName() {
   return `${t("start.guest")}${Math.floor(1000 + Math.random() * 9000)}`.slice(0, 12);
 }
@@ -470,9 +476,9 @@ function renderRoom() {
   const rulesText = summary(room.rules);
   const clock = room.move_time ? t("start.perMove", { n: room.move_time }) : t("start.noClock");
   const vis = room.visibility === "public" ? t("room.public") : t("room.private");
-  $("#room-sub").textContent = [rulesText, clock, vis, room.has_passphrase ? t("room.hasPassphrase") : ""]
-    .filter(Boolean)
-    .join(" · ");
+  const sub = [rulesText, clock, vis].filter(Boolean).join(" · ");
+  const lock = room.has_passphrase ? [" · ", h("span", { class: "lock", html: LOCK_SVG }), t("room.hasPassphrase")] : [];
+  fill($("#room-sub"), sub, ...lock);
   $("#invite-link").value = room.invite;
   const isHost = Boolean(you.host);
   const items = room.seats.map((s) => {
