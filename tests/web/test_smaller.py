@@ -109,3 +109,33 @@ def test_passphrase_lock_is_an_icon_not_an_emoji(open_page: Any) -> None:
     assert (sub.text_content() or "").endswith(" · 合言葉あり")
     assert page.evaluate(NO_EMOJI) == []
     assert not audit(page, "ja-room-passphrase", "phone-360x740", scrolls=True)
+
+
+def test_made_up_names_follow_the_language(open_page: Any) -> None:
+    """ "Guest1234" and "Player 1" are made up by the client: they follow the
+    language (the number stays); a name the user typed never changes."""
+    page = open_page(VIEWPORTS["phone-390x844"], locale="en-US")
+    wait_screen(page, "start")
+    guest = page.input_value("#player-name")
+    assert guest.startswith("Guest") and guest[5:].isdigit()
+    page.click("#tab-pnp")
+    page.select_option("#pnp-count", "3")
+    page.fill("#pnp-name-1", "Masha")
+    page.select_option("#lang-select", "ru")
+    page.wait_for_function("document.documentElement.lang === 'ru'")
+    assert page.input_value("#player-name") == f"Гость{guest[5:]}"
+    names = [page.input_value(f"#pnp-name-{i}") for i in range(3)]
+    assert names == ["Игрок 1", "Masha", "Игрок 3"]
+    # Reloaded in Russian, the made-up name is still made up.
+    page.reload()
+    wait_screen(page, "start")
+    assert page.input_value("#player-name") == f"Гость{guest[5:]}"
+    page.fill("#player-name", "Vera")
+    page.dispatch_event("#player-name", "change")
+    page.select_option("#lang-select", "ja")
+    page.wait_for_function("document.documentElement.lang === 'ja'")
+    assert page.input_value("#player-name") == "Vera"
+    page.reload()
+    wait_screen(page, "start")
+    assert page.input_value("#player-name") == "Vera"
+    assert page.input_value("#pnp-name-0") == "プレイヤー1"

@@ -101,8 +101,22 @@ const LOCK_SVG =
   '<path d="M5 7V5a3 3 0 0 1 6 0v2" fill="none" stroke="currentColor" stroke-width="1.8"/>' +
   '<rect x="3" y="7" width="10" height="8" rx="1.5" fill="currentColor"/></svg>';
 
+/** The name the client makes up ("Guest1234", "Гость1234"): its number is kept,
+ * its word follows the language until the user types a name (store "nameAuto"). */
 function guestName() {
-  return `${t("start.guest")}${Math.floor(1000 + Math.random() * 9000)}`.slice(0, 12);
+  let n = store.get("guestNo");
+  if (!Number.isInteger(n)) {
+    n = Math.floor(1000 + Math.random() * 9000);
+    store.set("guestNo", n);
+  }
+  store.set("nameAuto", true);
+  return `${t("start.guest")}${n}`.slice(0, 12);
+}
+
+/** The start screen's name: the one the user typed, else a made-up one. */
+function startName() {
+  const typed = validName(store.get("name"));
+  return typed && !store.get("nameAuto") ? typed : guestName();
 }
 
 // Names (docs/protocol.md, "Names"): cleaned like the server cleans them, then
@@ -322,6 +336,7 @@ function setupStart() {
       fieldError($("#join-code"), null);
     }
   });
+  $("#player-name").addEventListener("input", () => store.set("nameAuto", false));
   $("#player-name").addEventListener("change", () => {
     const name = validName($("#player-name").value);
     if (name) store.set("name", name);
@@ -349,7 +364,8 @@ function renderLevelOptions() {
 function renderPnpNames() {
   const n = Number($("#pnp-count").value);
   const box = $("#pnp-names");
-  const old = $$("input", box).map((i) => i.value);
+  // Names the user typed are kept; the made-up "Player 2" follows the language.
+  const old = $$("input", box).map((i) => (i.dataset.auto ? "" : i.value));
   const saved = store.get("pnpNames", []);
   fill(
     box,
@@ -357,6 +373,8 @@ function renderPnpNames() {
       const id = `pnp-name-${i}`;
       const input = h("input", { id, maxlength: 64, required: true, autocomplete: "off" });
       input.value = old[i] || saved[i] || t("pnp.defaultName", { n: i + 1 });
+      if (!old[i] && !saved[i]) input.dataset.auto = "1";
+      input.addEventListener("input", () => delete input.dataset.auto);
       watchName(input);
       return h("div", { class: "field" }, h("label", { for: id }, t("pnp.playerN", { n: i + 1 })), input);
     }),
@@ -1012,7 +1030,10 @@ async function startPnp() {
     toast(t("pnp.distinctNames"));
     return;
   }
-  store.set("pnpNames", names);
+  store.set(
+    "pnpNames",
+    names.map((name, i) => (inputs[i].dataset.auto ? null : name)),
+  );
   if (S.conn && S.room) S.conn.send({ type: "leave" });
   if (S.conn) S.conn.close();
   S.conn = null;
@@ -1087,7 +1108,7 @@ function exitPnp(silent = false) {
   S.passing.clear();
   $("#privacy").hidden = true;
   $("#result").hidden = true;
-  openMain(validName(store.get("name")) || guestName());
+  openMain(startName());
   show("start");
 }
 
@@ -1099,6 +1120,7 @@ async function changeLanguage(code) {
   for (const f of Object.values(forms)) f.refresh();
   renderLevelOptions();
   renderPnpNamesLabels();
+  renderGuestName();
   for (const el of $$(".field-error")) el.textContent = t(el.dataset.key);
   if (S.room && S.room.state === "lobby") renderRoom();
   if (currentFrame() && S.room && S.room.state !== "lobby") renderTable();
@@ -1106,6 +1128,18 @@ async function changeLanguage(code) {
 
 function renderPnpNamesLabels() {
   $$("#pnp-names label").forEach((label, i) => (label.textContent = t("pnp.playerN", { n: i + 1 })));
+  $$("#pnp-names input").forEach((input, i) => {
+    if (input.dataset.auto) input.value = t("pnp.defaultName", { n: i + 1 });
+  });
+}
+
+/** A made-up name follows the language (one the user typed stays as it is). */
+function renderGuestName() {
+  if (!store.get("nameAuto")) return;
+  const name = guestName();
+  $("#player-name").value = name;
+  store.set("name", name);
+  fieldError($("#player-name"), null);
 }
 
 function setTheme(theme) {
@@ -1135,7 +1169,7 @@ async function main() {
     return;
   }
   store.set("pnp", null);
-  const name = validName(store.get("name")) || guestName();
+  const name = startName();
   $("#player-name").value = name;
   if (code) {
     S.pendingJoin = code;
