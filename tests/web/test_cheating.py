@@ -266,7 +266,7 @@ def test_catch_a_bots_cheat(open_page: Any) -> None:
     caught = call_out_when(page, a_cheat, 100, look)
     assert caught, "the bot did not cheat within the time bound"
     text = callout(page, "caughtByYou")
-    assert text == f"You caught Bot 2 cheating with {short(caught)}", text
+    assert text == f"You caught Bot cheating with {short(caught)}", text
     time.sleep(0.4)
     shot(page, "41-caught-a-bots-cheat")
     # Screen readers hear it too, with the card's name.
@@ -274,7 +274,7 @@ def test_catch_a_bots_cheat(open_page: Any) -> None:
         "() => document.querySelector('#announcer-urgent').textContent.startsWith('You caught')"
     )
     spoken = page.text_content("#announcer-urgent")
-    assert spoken == f"You caught Bot 2 cheating with {card_name(caught)}", spoken
+    assert spoken == f"You caught Bot cheating with {card_name(caught)}", spoken
     page.wait_for_selector('.opp[data-seat="1"] .tag-marked')
     assert page.inner_text('.opp[data-seat="1"] .tag-marked').lower() == "marked"
     assert "Marked" in (page.get_attribute('.opp[data-seat="1"]', "aria-label") or "")
@@ -374,7 +374,7 @@ def test_your_cheat_caught_by_a_watchful_bot(open_page: Any) -> None:
     assert cheated, "no chance to cheat within the time bound"
     text = callout(page, "caughtYou")
     said = {
-        f"Bot 2 caught your cheat ({short(c)}): the cards go back, you are marked": c
+        f"Bot caught your cheat ({short(c)}): the cards go back, you are marked": c
         for c in cheated
     }
     assert text in said, (text, cheated)
@@ -654,7 +654,7 @@ def test_cheat_toggle_leads_alongside_covers_and_catch(open_page: Any) -> None:
 
     time.sleep(0.4)  # the fan slides into place
     assert page.get_attribute('#battle [data-card="7S"]', "aria-label") == (
-        "Seven of spades, played by Bot 3: select to call it out"
+        "Seven of spades, played by Bot: select to call it out"
     )
     page.click('#battle [data-card="7S"]')
     assert page.get_attribute('#battle [data-card="7S"]', "aria-pressed") == "true"
@@ -692,22 +692,22 @@ EVENT_FRAMES = """([before, after, event, room]) => {
 VERDICTS = {
     "en": (
         "You called out 7♠ — it was fair: you are marked",
-        "Bot 3 caught your cheat (7♥): the cards go back, you are marked",
+        "Bot caught your cheat (7♥): the cards go back, you are marked",
         "Oleg cheated with 7♥ — caught: the cards go back",
     ),
     "ru": (
         "Вы указали на 7♠ — карта честная: вы получаете метку",
-        "Бот 3 ловит вас на жульничестве (7♥): карты возвращаются, на вас метка",
+        "Бот ловит вас на жульничестве (7♥): карты возвращаются, на вас метка",
         "Oleg: жульничество с 7♥ раскрыто — карты возвращаются",
     ),
     "zh": (
         "你指出 7♠——这张牌是公平的：你被标记了",
-        "电脑 3 抓住了你的作弊（7♥）：牌退回，你被标记了",
+        "电脑 抓住了你的作弊（7♥）：牌退回，你被标记了",
         "Oleg 用 7♥ 作弊——被抓住了：牌退回",
     ),
     "ja": (
         "7♠を指摘しましたが、正当なカードでした：あなたにマークが付きます",
-        "ボット3にイカサマ（7♥）を見破られました：カードは戻り、あなたにマークが付きます",
+        "ボットにイカサマ（7♥）を見破られました：カードは戻り、あなたにマークが付きます",
         "Olegが7♥でイカサマ——見破られた：カードは戻ります",
     ),
 }

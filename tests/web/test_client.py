@@ -87,7 +87,7 @@ def test_whole_game_against_bots_by_clicking(open_page: Any) -> None:
         assert "playable" not in (dim.first.get_attribute("aria-label") or "")
     # Opponent: name, face-down count, role tags
     opp = page.locator(".opp").first
-    assert re.search(r"Bot 2, \d+ cards", opp.get_attribute("aria-label") or "")
+    assert re.search(r"Bot, \d+ cards", opp.get_attribute("aria-label") or "")
     assert page.locator("#deck").get_attribute("aria-label", timeout=2000)
 
     # The first move with the keyboard: focus a lit card (or button), press Enter.

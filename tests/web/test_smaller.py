@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from .helpers import wait_screen
-from .test_client import DRAW_FRAME
+from .test_client import CHOICE_FRAME, CHOICE_ROOM, DRAW_FRAME
 from .test_layout_audit import LOCALES, PHONES, TWO_ROOM, VIEWPORTS, audit, defend_take
 
 #: Every choice of every visible select, measured in the select's own font: its
@@ -139,3 +139,20 @@ def test_made_up_names_follow_the_language(open_page: Any) -> None:
     wait_screen(page, "start")
     assert page.input_value("#player-name") == "Vera"
     assert page.input_value("#pnp-name-0") == "プレイヤー1"
+
+
+def opponent_names(page: Any, frame: Any, room: Any) -> list[str]:
+    page.evaluate(DRAW_FRAME, [frame, room])
+    return list(page.eval_on_selector_all(".opp .opp-name", "els => els.map(e => e.textContent)"))
+
+
+def test_a_single_bot_is_called_bot(open_page: Any) -> None:
+    """With one bot it was called "Bot 2" (its seat): now "Bot" ("Бот"); with
+    several they keep their seat numbers. (The server names no bot: the client does.)"""
+    page = open_page(VIEWPORTS["phone-390x844"], locale="ru-RU")
+    wait_screen(page, "start")
+    vera, _, bot = CHOICE_ROOM["seats"]  # type: ignore[misc]
+    one_bot = {**TWO_ROOM, "seats": [vera, {**bot, "seat": 1}]}
+    assert opponent_names(page, defend_take(), one_bot) == ["Бот"]
+    two_bots = {**CHOICE_ROOM, "seats": [vera, {**bot, "seat": 1}, bot]}
+    assert opponent_names(page, CHOICE_FRAME, two_bots) == ["Бот 2", "Бот 3"]

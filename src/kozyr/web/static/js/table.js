@@ -19,11 +19,13 @@ export function cardShort(code) {
   return `${rankShort(code[0])}${SUIT_CHARS[code[1]] || code[1]}`;
 }
 
-/** The name shown for a seat: the person's, or "Bot 3" for a computer seat. */
+/** The name shown for a seat: the person's, or "Bot" for a computer seat ("Bot 3",
+ * by seat number, when there are several: seats with no name, empty ones too). */
 export function seatName(room, seat) {
   const info = room && room.seats[seat];
   if (info && info.name) return info.name;
-  return t("table.botName", { n: seat + 1 });
+  const unnamed = room ? room.seats.filter((s) => !s.name && !s.human).length : 0;
+  return unnamed === 1 ? t("table.botOnly") : t("table.botName", { n: seat + 1 });
 }
 
 /** Actions of ``legal`` that play ``card`` (attack, defend, throw, transfer, show trump). */
