@@ -374,8 +374,7 @@ def test_your_cheat_caught_by_a_watchful_bot(open_page: Any) -> None:
     assert cheated, "no chance to cheat within the time bound"
     text = callout(page, "caughtYou")
     said = {
-        f"Bot caught your cheat ({short(c)}): the cards go back, you are marked": c
-        for c in cheated
+        f"Bot caught your cheat ({short(c)}): the cards go back, you are marked": c for c in cheated
     }
     assert text in said, (text, cheated)
     card = said[text]
