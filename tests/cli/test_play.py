@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -42,6 +43,19 @@ def output(con: Console) -> str:
     file = con.file
     assert isinstance(file, io.StringIO)
     return file.getvalue()
+
+
+def played_to_the_end(session: PlaySession, player: Any, human: int) -> str:
+    """Run a session whose human is ``player`` (it keeps what it ``typed``) to the
+    end: every typed move was accepted and is in the record.  The output."""
+    assert session.run() is True
+    state = session.state
+    assert state.game_over and state.result is not None
+    text = output(session.console)
+    assert "✗" not in text, "a typed legal move was refused"
+    human_moves = [a for a in session.record.actions if a["seat"] == human]
+    assert len(human_moves) == len(player.typed) > 0
+    return text
 
 
 def random_bots(rules: Rules, human: int, seed: int) -> dict[int, Bot]:
@@ -162,13 +176,8 @@ def test_full_game_typed_from_the_view(rules: Rules, human: int, seed: int):
     player = ViewPlayer(seed)
     session = session_for(rules, seed, player, human)
     player.session = session
-    assert session.run() is True
+    played_to_the_end(session, player, human)
     state = session.state
-    assert state.game_over and state.result is not None
-    text = output(session.console)
-    assert "✗" not in text, "a typed legal move was refused"
-    human_moves = [a for a in session.record.actions if a["seat"] == human]
-    assert len(human_moves) == len(player.typed) > 0
     # The record replays to the same end.
     replay = GameRecord.loads(session.record.dumps()).replay()
     assert replay.ok and replay.state.result == state.result
