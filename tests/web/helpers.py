@@ -176,3 +176,10 @@ def play_to_the_end(page: Any, limit_s: float = 90.0, shot_at: dict[int, str] | 
             shot(page, shot_at[moves])
         make_move(page, moves)
     raise AssertionError(f"the game did not end within {limit_s} s ({moves} moves)")
+
+
+def wait_connected(page: Any) -> None:
+    """Before drawing frames by hand: the server's welcome has come (it shows
+    the start screen again when it arrives)."""
+    wait_screen(page, "start")
+    page.wait_for_function("() => window.kozyr.state.conn && window.kozyr.state.conn.ready")

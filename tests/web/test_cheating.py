@@ -26,6 +26,7 @@ from .helpers import (
     set_rules,
     shot,
     version,
+    wait_connected,
     wait_screen,
     wait_turn,
 )
@@ -168,13 +169,6 @@ def click_table_card(page: Any, card: str) -> None:
         el.click(position={"x": 7, "y": 10}, timeout=2000)
     else:
         el.click(timeout=2000)
-
-
-def wait_connected(page: Any) -> None:
-    """Before drawing frames by hand: the server's welcome has come (it shows
-    the start screen again when it arrives)."""
-    wait_screen(page, "start")
-    page.wait_for_function("() => window.kozyr.state.conn && window.kozyr.state.conn.ready")
 
 
 def callout(page: Any, kind: str, timeout: float = 15_000) -> str:

@@ -28,6 +28,7 @@ from .helpers import (
     shot,
     start_vs_computer,
     version,
+    wait_connected,
     wait_screen,
     wait_turn,
 )
@@ -432,7 +433,7 @@ def sent(page: Any) -> list[Any]:
 
 def test_numbered_cover_choices_transfer_and_show_trump(open_page: Any) -> None:
     page = open_page(DESKTOP)
-    wait_screen(page, "start")
+    wait_connected(page)
     page.evaluate(DRAW_FRAME, [CHOICE_FRAME, CHOICE_ROOM])
     # Buttons only for what is legal: Take, Transfer, Show trump; no Pass.
     actions = page.eval_on_selector_all("#actions button", "els => els.map(e => e.dataset.action)")
@@ -594,7 +595,7 @@ def test_choose_cards_then_lead(open_page: Any) -> None:
     (tap again to drop one, Escape drops all) and press one button that says
     what it will do; a card with a single move plays at once."""
     page = open_page(DESKTOP)
-    wait_screen(page, "start")
+    wait_connected(page)
     frame = lead_frame()
     page.evaluate(DRAW_FRAME, [frame, CHOICE_ROOM])
     tap(page, '#hand [data-card="9D"]')  # its only move: at once
@@ -650,7 +651,7 @@ def test_choose_cards_then_lead(open_page: Any) -> None:
 
     # A phone: the selected sevens rise, the one button is on screen and tappable.
     phone = open_page(PHONE)
-    wait_screen(phone, "start")
+    wait_connected(phone)
     phone.evaluate(DRAW_FRAME, [frame, CHOICE_ROOM])
     for card in SEVENS:
         tap(phone, f'#hand [data-card="{card}"]')
@@ -668,7 +669,7 @@ def test_choose_cards_then_lead(open_page: Any) -> None:
 def test_a_selection_survives_a_new_frame(open_page: Any) -> None:
     """A throw-in while you choose: the selection stays if its cards still make a move."""
     page = open_page(DESKTOP)
-    wait_screen(page, "start")
+    wait_connected(page)
     frame = lead_frame()
     page.evaluate(DRAW_FRAME, [frame, CHOICE_ROOM])
     for card in ("7S", "7H"):

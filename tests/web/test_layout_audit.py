@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from .helpers import SHOTS, start_vs_computer, wait_screen, wait_turn
+from .helpers import SHOTS, start_vs_computer, wait_connected, wait_screen, wait_turn
 from .test_client import CHOICE_FRAME, CHOICE_ROOM, DRAW_FRAME
 
 VIEWPORTS = {
@@ -194,7 +194,7 @@ def test_audit_table_of_a_real_game(open_page: Any, key: str) -> None:
 def test_audit_defending_with_take(open_page: Any, key: str) -> None:
     viewport = VIEWPORTS[key]
     page = open_page(viewport)
-    wait_screen(page, "start")
+    wait_connected(page)
     page.evaluate(DRAW_FRAME, [defend_take(), TWO_ROOM])
     problems = audit(page, "defend-take", key)
     assert not problems, "\n".join(problems)
@@ -204,7 +204,7 @@ def test_audit_defending_with_take(open_page: Any, key: str) -> None:
 def test_audit_multi_card_lead_selection(open_page: Any, key: str) -> None:
     viewport = VIEWPORTS[key]
     page = open_page(viewport)
-    wait_screen(page, "start")
+    wait_connected(page)
     page.evaluate(DRAW_FRAME, [lead_sevens(), TWO_ROOM])
     # Select three sevens (as taps would; test_client checks the taps themselves).
     for card in SEVENS[:3]:

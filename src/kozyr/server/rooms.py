@@ -564,7 +564,6 @@ class Room:
         assert g is not None
         loop = asyncio.get_running_loop()
         applied = g.apply(action)
-        self._last_move_at = loop.time()
         self.hub.moves += 1
         if g.game_id is not None:
             try:
@@ -572,6 +571,9 @@ class Room:
                 await self.hub.store.add_move(g.game_id, idx, action.to_json())
             except Exception as exc:
                 log.error("store_move_failed", room=self.code, error=repr(exc))
+        # Bots are paced from the moment people see this move (after the store
+        # write, which may take a while on a busy machine), not from when it came.
+        self._last_move_at = loop.time()
         if applied.over:
             self._cancel_turn()
             await self.finish()
