@@ -615,6 +615,44 @@ function renderTable() {
   renderResult(frame);
 }
 
+// ============================================================ modal dialogs keep the focus
+const openDialog = () => $$('.overlay[aria-modal="true"]').find((d) => !d.hidden) || null;
+
+/** A redraw rebuilds a dialog's buttons (the result's, again when the room
+ * changes): the focus goes back to the same button, else the first one; never
+ * to the page body behind the dialog. */
+function dialogFocusLost(ev) {
+  const dlg = openDialog();
+  if (!dlg || ev.relatedTarget || !dlg.contains(ev.target)) return;
+  const memo = { dialog: dlg.id, action: ev.target.dataset.action || null, id: ev.target.id || null };
+  setTimeout(() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) keepDialogFocus(memo);
+  }, 0);
+}
+
+function keepDialogFocus(memo) {
+  const dlg = openDialog();
+  if (!dlg || dlg.contains(document.activeElement)) return;
+  if (memo && memo.dialog !== dlg.id) memo = null;
+  const same = memo && (memo.action ? $(`[data-action="${memo.action}"]`, dlg) : memo.id ? $(`#${memo.id}`, dlg) : null);
+  const target = same || $("button", dlg);
+  if (target) target.focus({ preventScroll: true });
+}
+
+/** Tab and Shift+Tab go round the open dialog's controls (aria-modal). */
+function trapDialogTab(ev) {
+  if (ev.key !== "Tab") return;
+  const dlg = openDialog();
+  if (!dlg) return;
+  const items = $$("button, [href], input, select", dlg).filter((el) => !el.disabled && el.getClientRects().length);
+  if (!items.length) return;
+  const i = items.indexOf(document.activeElement);
+  const j = i < 0 ? 0 : (i + (ev.shiftKey ? items.length - 1 : 1)) % items.length;
+  items[j].focus();
+  ev.preventDefault();
+}
+
 function renderResult(frame) {
   const over = S.over;
   const dlg = $("#result");
@@ -1159,6 +1197,8 @@ async function main() {
   setupStart();
   setupRoom();
   setupPrivacy();
+  document.addEventListener("keydown", trapDialogTab);
+  document.addEventListener("focusout", dialogFocusLost);
   applyI18n(document);
 
   const params = new URL(location.href).searchParams;
