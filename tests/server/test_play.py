@@ -52,7 +52,8 @@ def test_two_humans_two_bots_play_rematch_and_a_spectator(server: ServerProcess)
         # The finishing order: every seat once, the replayed game's "out" order
         # first, the durak (still holding cards) last.
         flat = [seat for group in over["places"] for seat in group]
-        assert sorted(flat) == [0, 1, 2, 3] and flat[: len(out["state"]["out"])] == out["state"]["out"]
+        gone = out["state"]["out"]
+        assert sorted(flat) == [0, 1, 2, 3] and flat[: len(gone)] == gone
         if over["durak"] is not None:
             assert over["places"][-1] == [over["durak"]] and over["cards_left"][over["durak"]] > 0
 

@@ -125,7 +125,8 @@ FITS = """() => {
     const bad = [];
     if (document.documentElement.scrollWidth > innerWidth) bad.push('page scrolls sideways');
     const d = document.querySelector('#result .dialog').getBoundingClientRect();
-    if (d.left < 0 || d.right > innerWidth || d.top < 0 || d.bottom > innerHeight) bad.push('dialog');
+    const out = d.left < 0 || d.right > innerWidth || d.top < 0 || d.bottom > innerHeight;
+    if (out) bad.push('dialog');
     for (const b of document.querySelectorAll('#result button')) {
         const r = b.getBoundingClientRect();
         if (r.left < 0 || r.right > innerWidth || r.bottom > innerHeight) bad.push(b.textContent);
@@ -317,7 +318,8 @@ def play_pnp(page: Any, names: list[str], seed: int, then_pass: float) -> dict[s
             continue
         n += 1
         toggle = page.locator('#actions [data-action="then-pass"]')
-        if toggle.count() and toggle.get_attribute("aria-pressed") == "false" and rng.random() < then_pass:
+        offered = toggle.count() and toggle.get_attribute("aria-pressed") == "false"
+        if offered and rng.random() < then_pass:
             toggle.click()
             assert toggle.get_attribute("aria-pressed") == "true"
             toggles += 1
