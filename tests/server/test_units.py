@@ -40,7 +40,8 @@ class Clock:
         ('{"type": 5}', "invalid_message"),
         ('{"type": "fly"}', "unknown_type"),
         ('{"type": "hello", "name": 5}', "invalid_message"),
-        ('{"type": "hello", "name": "%s"}' % ("x" * 65), "invalid_message"),
+        ("[" * 2000 + "]" * 2000, "invalid_message"),  # nested too deeply
+        ('{"type": "move", "version": 1, "action": %s}' % ("[" * 8 + "]" * 8), "invalid_message"),
         ('{"type": "hello", "name": "abc", "x": 1}', "invalid_message"),
         ('{"type": "create_room", "seats": 1}', "invalid_message"),
         ('{"type": "create_room", "move_time": 45}', "invalid_message"),
@@ -119,6 +120,7 @@ def test_names() -> None:
         "x" * 13: "at most 12",
         "小" * 13: "at most 12",
         family * 13: "at most 12",
+        "x" * 65: "at most 12",  # over 64 code points: bad_name, not invalid_message
     }
     for bad, reason in refused.items():
         with pytest.raises(p.ProtocolError) as info:
