@@ -300,7 +300,8 @@ def create_app(config: ServerConfig) -> Starlette:
             log.error(
                 "internal_error", conn=conn.id, error=repr(exc), traceback=traceback.format_exc()
             )
-            conn.send(p.Error(code=p.Code.INTERNAL, message="internal server error"))
+            ref = p.type_of(msg) if msg is not None else None
+            conn.send(p.Error(code=p.Code.INTERNAL, message="internal server error", ref=ref))
 
     routes: list[BaseRoute] = [
         Route("/health", health),

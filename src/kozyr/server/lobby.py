@@ -465,7 +465,8 @@ class Hub:
         if wait > 0:
             raise p.ProtocolError(
                 p.Code.THROTTLED,
-                f"too many wrong passphrases: try again in {wait:.1f} s",
+                f"passphrase attempts are held back (this room or your address): "
+                f"try again in {wait:.1f} s",
                 "join",
                 round(wait, 2),
             )
