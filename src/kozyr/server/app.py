@@ -91,6 +91,11 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return response
 
 
+async def _internal_error(_request: Request, _exc: Exception) -> Response:
+    """A bug in a handler: the JSON error body too (uvicorn logs the traceback)."""
+    return _error(500, p.Code.INTERNAL, "internal server error")
+
+
 def _game_id(text: str) -> int | None:
     """A game id from the URL: a positive decimal that fits a 64-bit column."""
     if not _DIGITS.fullmatch(text):
@@ -318,7 +323,9 @@ def create_app(config: ServerConfig) -> Starlette:
     else:
         routes.append(Route("/", no_client))
     app = Starlette(
-        routes=routes, lifespan=lifespan, exception_handlers={HTTPException: _http_error}
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={HTTPException: _http_error, Exception: _internal_error},
     )
     app.state.hub = hub
     return app

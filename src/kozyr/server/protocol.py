@@ -367,16 +367,23 @@ TOO_DEEP: Final = f"JSON nested too deeply (at most {MAX_DEPTH} levels)"
 
 
 def nested_within(value: Any, depth: int) -> bool:
-    """True if ``value`` nests at most ``depth`` levels of lists and dicts."""
-    level = [value]
-    for _ in range(depth):
-        level = [
-            child
-            for v in level
-            if isinstance(v, dict | list)
-            for child in (v.values() if isinstance(v, dict) else v)
-        ]
-    return not any(isinstance(v, dict | list) for v in level)
+    """True if ``value`` nests at most ``depth`` levels of lists and dicts (the
+    recursion is as deep as ``depth``, never as deep as ``value``)."""
+    if isinstance(value, dict):
+        children: Any = value.values()
+    elif isinstance(value, list):
+        children = value
+    else:
+        return True
+    if depth <= 0:
+        return False
+    for child in children:
+        if isinstance(child, _CONTAINERS) and not nested_within(child, depth - 1):
+            return False
+    return True
+
+
+_CONTAINERS = (dict, list)
 
 
 class _Typed(Struct):
