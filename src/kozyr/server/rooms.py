@@ -227,6 +227,7 @@ class Room:
             durak_name=durak.player.name if durak and durak.player else None,
             pogony=res.pogony,
             cards_left=g.cards_left(),
+            places=g.places(),
             record=f"/api/games/{g.game_id}" if g.game_id is not None else None,
         )
 
@@ -471,6 +472,10 @@ class Room:
             await self._start()
 
     def back_to_room(self, player: Player) -> None:
+        if self.seat_of(player) is None:
+            raise p.ProtocolError(
+                p.Code.NOT_SEATED, "only a seated player can take the table back to the room"
+            )
         if self.state != "over":
             raise p.ProtocolError(p.Code.WRONG_STATE, "the game is not over")
         self.state = "lobby"
