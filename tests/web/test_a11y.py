@@ -181,11 +181,12 @@ def test_keyboard_only_whole_game(open_page: Any) -> None:
     for _ in range(4):
         page.keyboard.press("Tab")
         assert focused(page)["in"] == "result"
-    title = page.inner_text("#result-title")
+    # What is read out: your outcome and, when you won, who is the durak.
+    spoken = page.evaluate("window.kozyr.resultSpoken()")
     page.wait_for_function(
-        "(t) => document.querySelector('#announcer').textContent === t", arg=title
+        "(t) => document.querySelector('#announcer').textContent === t", arg=spoken
     )
-    assert title in ("You are the durak!", "Bot is the durak", "Draw! Nobody is the durak.")
+    assert spoken.startswith(("You are the durak!", "You won! Bot is the durak.", "Draw!")), spoken
     shot(page, "a11y-keyboard-result")
 
 
@@ -304,15 +305,16 @@ ANNOUNCE = """([frame, room, event, defender]) => {
     return said.join(' | ');
 }"""
 
-#: The durak's announcement is the result's title.
-DURAK = """([room, me, durak]) => {
+#: The result as it is read out (the title and the lines under it), for a
+#: game of three where ``durak`` lost and the others went out in ``places``.
+DURAK = """([room, me, durak, places]) => {
     const k = window.kozyr;
     k.state.mode = 'online';
     k.state.room = room;
     k.state.you = {seat: me, host: true, spectator: false};
     const result = {durak, draw: false};
-    k.fillResult({game: 1, durak, cards_left: [0, 3, 0], pogony: false, result});
-    return document.querySelector('#result-title').textContent;
+    k.fillResult({game: 1, durak, places, cards_left: [0, 3, 0], pogony: false, result});
+    return k.resultSpoken();
 }"""
 
 ME, OLEG = 0, 1
@@ -344,7 +346,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
             "Oleg passed. Bito: the cards go to the discard pile",
         ),
         "took": ("You passed. Oleg picked up the table", "Oleg passed. You picked up the table"),
-        "durak": ("You are the durak!", "Oleg is the durak"),
+        "durak": (
+            "You are the durak! Oleg went out first",
+            "You won! Oleg is the durak. Your place: 1 of 3",
+        ),
     },
     "ru": {
         "attack": ("Вы ходите семёркой пик", "Oleg ходит семёркой пик"),
@@ -359,7 +364,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
             "Вы пасуете. Oleg забирает карты со стола",
             "Oleg пасует. Вы забираете карты со стола",
         ),
-        "durak": ("Вы — дурак!", "Oleg — дурак"),
+        "durak": (
+            "Вы — дурак! Первым вышел игрок Oleg",
+            "Вы выиграли! Oleg — дурак. Ваше место: 1 из 3",
+        ),
     },
     "zh": {
         "attack": ("你用黑桃7进攻", "Oleg 用 黑桃7 进攻"),
@@ -368,7 +376,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
         "transfer": ("你用方块7转移进攻", "Oleg 用 方块7 转移进攻"),
         "bito": ("你跳过。防守成功：牌进入弃牌堆", "Oleg 跳过。防守成功：牌进入弃牌堆"),
         "took": ("你跳过。Oleg 收走了桌上的牌", "Oleg 跳过。你收走了桌上的牌"),
-        "durak": ("你是杜拉克！", "Oleg 是杜拉克"),
+        "durak": (
+            "你是杜拉克！Oleg 最先出完",
+            "你赢了！Oleg 是杜拉克。你的名次：第 1 名（共 3 人）",
+        ),
     },
     "ja": {
         "attack": ("あなたはスペードの7で攻撃しました", "Olegがスペードの7で攻撃しました"),
@@ -386,7 +397,10 @@ EXPECTED: dict[str, dict[str, tuple[str, str]]] = {
             "あなたはパスしました。Olegが場のカードを引き取りました",
             "Olegはパスしました。あなたが場のカードを引き取りました",
         ),
-        "durak": ("あなたがドゥラークです！", "Olegがドゥラーク"),
+        "durak": (
+            "あなたがドゥラークです！Olegが最初に上がり",
+            "あなたの勝ち！Olegがドゥラーク。あなたの順位：3人中1位",
+        ),
     },
 }
 
@@ -409,8 +423,12 @@ def test_announcements_are_grammatical(open_page: Any, lang: str) -> None:
             said = page.evaluate(ANNOUNCE, [CHOICE_FRAME, CHOICE_ROOM, event, taker])
             expected = EXPECTED[lang][name][0 if who == "you" else 1]
             assert said == expected, (lang, name, who)
-    for who, seat in (("you", ME), ("Oleg", OLEG)):
-        said = page.evaluate(DURAK, [CHOICE_ROOM, ME, seat])
+    # You lost (Oleg went out first), or Oleg lost (you went out first).
+    for who, seat, places in (
+        ("you", ME, [[OLEG], [2], [ME]]),
+        ("Oleg", OLEG, [[ME], [2], [OLEG]]),
+    ):
+        said = page.evaluate(DURAK, [CHOICE_ROOM, ME, seat, places])
         assert said == EXPECTED[lang]["durak"][0 if who == "you" else 1], (lang, who)
 
 

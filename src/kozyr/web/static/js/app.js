@@ -679,7 +679,7 @@ function renderResult(frame) {
     if (wasHidden) {
       const first = $("#result-actions button");
       if (first) first.focus();
-      announce($("#result-title").textContent);
+      announce(resultSpoken());
     }
   };
   if (S.resultShownFor === over.game) show();
@@ -696,6 +696,17 @@ function placesOf(over) {
   const out = currentFrame()?.frame.view.out || [];
   const rest = over.cards_left.map((_, seat) => seat).filter((seat) => !out.includes(seat));
   return [...out.map((seat) => [seat]), ...(rest.length ? [rest] : [])];
+}
+
+/** What a screen reader hears when the result shows: the title and the lines
+ * under it as sentences ("You won! Oleg is the durak. Your place: 1 of 3"), so
+ * that who lost is said even when the title is your win. */
+function resultSpoken() {
+  const parts = [$("#result-title").textContent, ...$("#result-sub").textContent.split(" · ")].filter(Boolean);
+  const sep = t("table.evJoin");
+  // After a sentence that already ends ("!", "！") only the space, if the language has one.
+  const glue = (text) => (/[.!?。！？]$/.test(text) ? (sep.endsWith(" ") ? " " : "") : sep);
+  return parts.reduce((text, part) => (text ? text + glue(text) + part : part), "");
 }
 
 /** The viewer's outcome: "win", "durak", "draw", or null (pass and play, spectators). */
@@ -1436,5 +1447,5 @@ async function main() {
   openMain(name);
 }
 
-window.kozyr = { state: S, table, show, fillResult, checkName, languages: LANGUAGES }; // for debugging and tests
+window.kozyr = { state: S, table, show, fillResult, resultSpoken, checkName, languages: LANGUAGES }; // for debugging and tests
 main();
