@@ -79,6 +79,20 @@ def add_parser(sub: Any) -> None:
         help="multiply every move clock by this factor (tests; default 1)",
     )
     p.add_argument(
+        "--redis",
+        default=None,
+        metavar="URL",
+        help="join a cluster through this Redis (redis://host:6379/0); every process of "
+        "the cluster uses the same --redis and a shared PostgreSQL --db (docs/deploy.md)",
+    )
+    p.add_argument(
+        "--lease",
+        type=float,
+        default=2.0,
+        help="cluster: seconds a room's ownership lasts unrenewed; a dead process's rooms "
+        "move to another process a little after this (default 2)",
+    )
+    p.add_argument(
         "--log-level",
         default="info",
         choices=["debug", "info", "warning", "error"],
@@ -103,6 +117,8 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         move_time_scale=args.move_time_scale,
         last_call=args.last_call,
         log_level=args.log_level,
+        redis_url=args.redis,
+        lease=args.lease,
     )
 
 

@@ -76,10 +76,18 @@ def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
 def create_app(config: ServerConfig) -> Starlette:
     """The whole server as an ASGI app (its state lives in one :class:`Hub`)."""
     hub = Hub(config)
+    node = None
+    if config.redis_url:
+        from .cluster import ClusterNode  # only a cluster needs the Redis client
+
+        node = ClusterNode(hub, config.redis_url, config.lease)
+        hub.coord = node
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         await hub.startup()
+        if node is not None:
+            await node.start()
         log.event(
             "listening",
             host=config.host,
@@ -91,6 +99,8 @@ def create_app(config: ServerConfig) -> Starlette:
         try:
             yield
         finally:
+            if node is not None:
+                await node.stop()
             await hub.shutdown()
             log.event("stopped")
             log.flush()  # uvicorn may end the process by re-raising the signal
@@ -124,13 +134,17 @@ def create_app(config: ServerConfig) -> Starlette:
         )
 
     async def list_rooms(_request: Request) -> Response:
-        return JSONResponse({"rooms": hub.public_rooms()})
+        return JSONResponse({"rooms": await hub.coord.public_rooms(hub.public_rooms())})
 
     async def room_info(request: Request) -> Response:
-        room = hub.rooms.get(request.path_params["code"])
-        if room is None:
+        code = request.path_params["code"]
+        room = hub.rooms.get(code)
+        if room is not None:
+            return JSONResponse(msgspec.to_builtins(room.info()))
+        elsewhere = await hub.coord.room_info(code)  # cluster: owned by another process
+        if elsewhere is None:
             return _error(404, p.Code.NO_SUCH_ROOM, "no room has that invite code")
-        return JSONResponse(msgspec.to_builtins(room.info()))
+        return JSONResponse(elsewhere)
 
     async def game_record(request: Request) -> Response:
         record = await hub.store.finished_record(request.path_params["game_id"])
