@@ -124,11 +124,19 @@ class Cluster:
                 os.kill(with_cont, signal.SIGCONT)
             s.stop()
 
-    def owners(self, code: str) -> list[int]:
-        """Indexes of the live processes whose /health lists ``code`` as owned."""
+    def dump(self, path: Path) -> None:
+        """Every process's log into one file (to read after a failure)."""
+        with path.open("w") as out:
+            for i, s in enumerate(self.servers):
+                for line in s.lines:
+                    out.write(f"s{i} {json.dumps(line)}\n")
+
+    def owners(self, code: str, skip: int | None = None) -> list[int]:
+        """Indexes of the live processes whose /health lists ``code`` as owned
+        (``skip``: a process not to ask, e.g. a stopped one that cannot answer)."""
         out = []
         for i, s in enumerate(self.servers):
-            if not s.alive():
+            if not s.alive() or i == skip:
                 continue
             try:
                 status, health = http("GET", s.url + "/health")
@@ -141,7 +149,7 @@ class Cluster:
     def wait_owner(self, code: str, exclude: int | None = None, timeout: float = 10.0) -> int:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            owners = [i for i in self.owners(code) if i != exclude]
+            owners = self.owners(code, skip=exclude)
             if len(owners) == 1:
                 return owners[0]
             time.sleep(0.05)
@@ -227,6 +235,7 @@ def test_whole_game_across_three_processes(
         asyncio.run(scenario())
     finally:
         cluster.stop()
+        cluster.dump(tmp_path / "cluster.log")
     cluster.check_logs()
 
 
@@ -286,6 +295,7 @@ def test_owner_killed_another_process_takes_over(
         asyncio.run(scenario())
     finally:
         cluster.stop()
+        cluster.dump(tmp_path / "cluster.log")
     cluster.check_logs()
     assert any(s.events("room_adopted") for s in cluster.servers[1:])
 
@@ -359,6 +369,7 @@ def test_stalled_owner_cannot_write_after_its_lease(
         asyncio.run(scenario())
     finally:
         cluster.stop()
+        cluster.dump(tmp_path / "cluster.log")
     cluster.check_logs()
 
 
@@ -400,4 +411,5 @@ def test_redis_restarted_mid_game_play_continues(
         asyncio.run(scenario())
     finally:
         cluster.stop()
+        cluster.dump(tmp_path / "cluster.log")
     cluster.check_logs()

@@ -434,6 +434,7 @@ class Hub:
         )
         await self.coord.claim(room)
         room.changed()
+        await self.coord.created(room)
         if msg.start:
             await room.start(pl)
         else:

@@ -63,6 +63,10 @@ class Coordinator:
     async def claim(self, room: Any) -> None:
         """A room was just created here: become its owner before it is stored."""
 
+    async def created(self, room: Any) -> None:
+        """The new room is queued for storage (a cluster waits until it is stored,
+        so any process can find it by its code or its players at once)."""
+
     def room_changed(self, room: Any) -> None:
         """The room's settings, seats or state changed (already queued for storage)."""
 

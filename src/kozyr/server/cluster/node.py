@@ -185,6 +185,11 @@ class ClusterNode(Coordinator):
             self._warn("cluster_lease_failed", error=repr(exc))
         self._own(room.code, fence, value, "0-0")
 
+    async def created(self, room: Room) -> None:
+        # The store's queue is first in, first out: once this no-op is done,
+        # the room's first save is committed.
+        await self.hub.store.call(lambda _conn: None)
+
     def room_changed(self, room: Room) -> None:
         self._dirty.add(room.code)
         self.outbox.poke()
@@ -259,7 +264,13 @@ class ClusterNode(Coordinator):
             self._warn("cluster_attach_failed", error=repr(exc))
 
     async def join_elsewhere(self, conn: Peer, player: Any, msg: p.Join) -> bool:
-        if not await self.hub.store.room_is_open(msg.room):
+        # The lease first: it exists from the moment the room is made, while
+        # the room's row may still be queued for the database.
+        try:
+            leased = bool(await self.redis.exists(lease_key(msg.room)))
+        except RedisError:
+            leased = False
+        if not leased and not await self.hub.store.room_is_open(msg.room):
             return False
         self.local[conn.id] = conn
         self.attached[conn] = msg.room
