@@ -90,10 +90,19 @@ class Cluster:
         self.servers = [
             ServerProcess(
                 tmp / f"unused{i}.db",
-                "--rate", "200", "--burst", "200", "--redis", redis_url, "--lease", LEASE,
-                "--bot-delay", "0.02", *extra,
+                "--rate",
+                "200",
+                "--burst",
+                "200",
+                "--redis",
+                redis_url,
+                "--lease",
+                LEASE,
+                "--bot-delay",
+                "0.02",
+                *extra,
                 db_url=db_url,
-            )  # fmt: skip
+            )
             for i in range(n)
         ]
 
@@ -167,11 +176,11 @@ def _cards_total(frame: dict[str, Any]) -> int:
     return sum(view["hand_counts"]) + len(table) + view["discard"] + view["deck"]
 
 
-def _check_record(pg: PgCluster, db: str, record: dict[str, Any], game_id: int) -> None:
+def _check_record(cluster_pg: PgCluster, db: str, record: dict[str, Any], game_id: int) -> None:
     """The finished record replays, and the database holds each move once."""
     code, out = replay_json(json.dumps(record))
     assert code == 0 and out["state"]["result"] == record["result"]
-    with pg.connect(db) as conn:
+    with cluster_pg.connect(db) as conn:
         rows = conn.execute(
             "SELECT idx FROM moves WHERE game_id = %s ORDER BY idx", (game_id,)
         ).fetchall()
@@ -395,8 +404,9 @@ def test_redis_restarted_mid_game_play_continues(
         redis_server.kill()
         await asyncio.sleep(1.0)
         redis_server.start()  # same port, empty
-        # Every client gets a fresh frame (processes resubscribe and resync).
-        for c in (anna, boris, carl):
+        # Sockets on the other processes are resynced once those processes have
+        # subscribed again (frames may have been lost meanwhile).
+        for c in (boris, carl):
             await c.expect("game", timeout=20)
         await play_out([anna, boris, carl], rng, timeout=90)
         over = anna.over[-1]

@@ -264,7 +264,10 @@ def serve(config: ServerConfig) -> int:
     """Run the server until SIGINT/SIGTERM; returns the exit code."""
     log.configure(config.log_level)
     try:
-        sock = bind(config.host, config.port)
+        if config.listen_fd is not None:  # a worker of ``--workers N``: the shared socket
+            sock = socket.socket(fileno=config.listen_fd)
+        else:
+            sock = bind(config.host, config.port)
     except OSError as exc:
         log.error("bind_failed", host=config.host, port=config.port, error=str(exc))
         return 1

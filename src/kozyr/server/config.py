@@ -63,6 +63,8 @@ class ServerConfig:
     #: Cluster mode: seconds a room's lease lasts without renewal (a dead
     #: owner's rooms are taken over a little after this).
     lease: float = 2.0
+    #: A listening socket inherited from ``kozyr serve --workers N`` (its fd).
+    listen_fd: int | None = None
 
     def __post_init__(self) -> None:
         if not self.db_url:

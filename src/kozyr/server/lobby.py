@@ -225,9 +225,7 @@ class Hub:
         self.rooms.pop(room.code, None)
         g = room.game
         if g is not None and g.game_id is not None and room.state == "playing":
-            self.tasks.spawn(
-                self.store.abandon_game(g.game_id, room.fence), f"abandon-{room.code}"
-            )
+            self.tasks.spawn(self.store.abandon_game(g.game_id, room.fence), f"abandon-{room.code}")
         for pl in room.humans():
             pl.room = None
             self.forget(pl)
