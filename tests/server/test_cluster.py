@@ -316,7 +316,7 @@ def test_stalled_owner_cannot_write_after_its_lease(
 ) -> None:
     url = pg.new_database("kozyr_cluster_stop")
     # Bots think a while, so the stalled owner has a bot move pending when stopped.
-    cluster = Cluster(tmp_path, url, redis_server.url, "--bot-delay", "0.8").start()
+    cluster = Cluster(tmp_path, url, redis_server.url, "--bot-delay", "0.3").start()
     s0, s1, s2 = cluster.servers
 
     async def scenario() -> None:
@@ -423,3 +423,39 @@ def test_redis_restarted_mid_game_play_continues(
         cluster.stop()
         cluster.dump(tmp_path / "cluster.log")
     cluster.check_logs()
+
+
+def test_fencing_refuses_a_former_owners_writes(tmp_path: Path) -> None:
+    """The store alone (SQLite here): after a takeover raised the token, every
+    kind of write with the old token is refused and changes nothing."""
+    from kozyr.server.store import Fence, Fenced, Store
+
+    async def scenario() -> None:
+        old, new = Store(f"sqlite:///{tmp_path / 'f.db'}"), Store(f"sqlite:///{tmp_path / 'f.db'}")
+        old.start()
+        new.start()
+        try:
+            stale = Fence("room1", 1)
+            old.save_room("room1", "playing", {"seats": []}, fence=stale)
+            game = await old.create_game("room1", 1, 0, {"h": 1}, stale)
+            await old.add_move(game, 0, {"seat": 0}, stale)
+            claimed = await new.claim_room("room1")
+            assert claimed is not None and claimed[0] == 2
+            with pytest.raises(Fenced):
+                await old.add_move(game, 1, {"seat": 1}, stale)
+            with pytest.raises(Fenced):
+                await old.create_game("room1", 2, 5, {"h": 2}, stale)
+            with pytest.raises(Fenced):
+                await old.finish_game(game, {"result": None}, "finished", [], stale)
+            await new.add_move(game, 1, {"seat": 2}, Fence("room1", 2))
+            loaded = await new.call(
+                lambda conn: conn.exec_driver_sql(
+                    "SELECT idx, action FROM moves ORDER BY idx"
+                ).all()
+            )
+            assert [(i, json.loads(a)["seat"]) for i, a in loaded] == [(0, 0), (1, 2)]
+        finally:
+            old.close()
+            new.close()
+
+    asyncio.run(scenario())
