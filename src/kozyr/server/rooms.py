@@ -230,6 +230,7 @@ class Room:
             durak_name=durak.player.name if durak and durak.player else None,
             pogony=res.pogony,
             cards_left=g.cards_left(),
+            places=g.places(),
             record=f"/api/games/{g.game_id}" if g.game_id is not None else None,
         )
 
