@@ -40,7 +40,7 @@ from starlette.responses import PlainTextResponse, Response
 try:  # the pinned dependency; without it the server still serves gzip
     import brotli
 except ImportError:  # pragma: no cover - installed with kozyr
-    brotli = None  # type: ignore[assignment]
+    brotli = None
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
@@ -198,7 +198,7 @@ class ClientFiles:
     def lookup(self, path: str) -> tuple[Entry | None, str]:
         """The entry for a request path and its Cache-Control."""
         cache = REVALIDATE
-        if path.startswith("v/"):
+        if path.startswith("v/") and "/" in path[2:]:
             version, _, path = path[2:].partition("/")
             if version == self.version and _versioned(path):
                 cache = IMMUTABLE
