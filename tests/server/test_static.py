@@ -188,14 +188,16 @@ def test_unknown_paths_and_methods(server: ServerProcess) -> None:
         "/js/../../server/app.py",
         "/v/x/..%2f..%2fREADME.md",
     ):
-        status, _, _ = fetch(server.url + path)
+        status, _, body = fetch(server.url + path)
         assert status == 404, path
+        assert json.loads(body)["error"]["code"] == "not_found", path
     req = urllib.request.Request(server.url + "/js/app.js", data=b"x", method="POST")
     try:
         urllib.request.urlopen(req, timeout=10)
         raise AssertionError("POST to a client file was accepted")
     except urllib.error.HTTPError as exc:
-        assert exc.code == 405
+        assert exc.code == 405 and "GET" in exc.headers["allow"]
+        assert json.loads(exc.read())["error"]["code"] == "method_not_allowed"
 
 
 def test_an_edited_file_makes_a_new_version(

@@ -30,7 +30,7 @@ from .bot_pool import BotPool
 from .config import ServerConfig
 from .connection import Connection
 from .game_session import GameSession
-from .ratelimit import PassphraseThrottle, TokenBucket
+from .ratelimit import MemoryPassphraseThrottle, PassphraseThrottle, TokenBucket
 from .rooms import Player, Room, Seat, hash_passphrase, new_code
 from .store import Store
 from .timers import Tasks
@@ -44,6 +44,8 @@ def player_key(token: str) -> str:
 #: A name's length limit in user-perceived characters (grapheme clusters):
 #: 小明 is two, Анна four, 👨‍👩‍👧 one.  docs/protocol.md, "Names".
 NAME_MAX = 12
+#: ... and at most this many code points as sent (👨‍👩‍👧 is one character, five code points).
+NAME_CODE_POINTS = 64
 
 # Format characters that belong inside a character: zero width (non-)joiner
 # (emoji sequences, Persian, Indic scripts) and tags (subdivision flags).
@@ -89,7 +91,13 @@ def check_name(name: str) -> str:
     """A display name (docs/protocol.md, "Names"): after NFC normalisation, runs
     of white space become one space and the ends are trimmed; then it must be 1
     to 12 user-perceived characters with at least one letter, digit, punctuation
-    mark or symbol, and no control or invisible format characters."""
+    mark or symbol, and no control or invisible format characters.  Every
+    breach is ``bad_name`` with the reason."""
+    if len(name) > NAME_CODE_POINTS:  # before any work on it: the wire limit
+        raise p.ProtocolError(
+            p.Code.BAD_NAME,
+            f"a name is at most {NAME_MAX} characters ({NAME_CODE_POINTS} code points)",
+        )
     name = " ".join(unicodedata.normalize("NFC", name).split())
     if not name:
         raise p.ProtocolError(p.Code.BAD_NAME, "a name cannot be empty or only spaces")
@@ -113,7 +121,10 @@ class Hub:
         assert config.bot_workers is not None
         self.pool = BotPool(config.bot_workers)
         self.tasks = Tasks()
-        self.throttle = PassphraseThrottle(config.passphrase_backoff, config.passphrase_backoff_cap)
+        #: Wrong-passphrase back-off; a cluster replaces it with a shared one.
+        self.throttle: PassphraseThrottle = MemoryPassphraseThrottle(
+            config.passphrase_backoff, config.passphrase_backoff_cap
+        )
         #: Per-address limit on HTTP room creation (each makes a player and a room).
         self.http_buckets: dict[str, TokenBucket] = {}
         self.rooms: dict[str, Room] = {}
@@ -330,8 +341,12 @@ class Hub:
         if pl.room is not None:
             pl.room.reconnected(pl)
 
-    async def identify(self, token: str | None, name: str) -> tuple[Player, str, bool]:
-        """(player, token, resumed): the token's player, or a new one."""
+    async def identify(
+        self, token: str | None, name: str, rename: bool = True
+    ) -> tuple[Player, str, bool]:
+        """(player, token, resumed): the token's player, or a new one.  A known
+        player takes ``name`` unless ``rename`` is false (the caller renames
+        with :meth:`rename` once the request it belongs to has succeeded)."""
         if token is not None:
             key = player_key(token)
             pl = self.players.get(key)
@@ -340,17 +355,25 @@ class Hub:
                 if stored is not None:
                     pl = self._player(key, stored)
             if pl is not None:
-                if pl.name != name:
-                    pl.name = name
-                    await self.store.add_player(key, name)
+                if rename:
+                    await self.rename(pl, name)
                 return pl, token, True
         token = secrets.token_urlsafe(24)
         key = player_key(token)
         await self.store.add_player(key, name)
         return self._player(key, name), token, False
 
+    async def rename(self, pl: Player, name: str) -> None:
+        if pl.name != name:
+            pl.name = name
+            await self.store.add_player(pl.key, name)
+
     # ------------------------------------------------------------ rooms
-    async def create_room(self, pl: Player, msg: p.CreateRoom, base_url: str) -> Room:
+    async def create_room(
+        self, pl: Player, msg: p.CreateRoom, base_url: str, rename: str | None = None
+    ) -> Room:
+        """Open a room with ``pl`` as host; ``rename`` (HTTP) is the host's name
+        from now on, applied only once every check has passed."""
         if pl.room is not None:
             raise p.ProtocolError(
                 p.Code.ALREADY_IN_ROOM, "leave your room before creating another", "create_room"
@@ -377,6 +400,8 @@ class Hub:
             raise p.ProtocolError(
                 p.Code.BAD_ROOM, "a game against the computer is a private room", "create_room"
             )
+        if rename is not None:
+            await self.rename(pl, rename)
         passphrase = None
         if msg.passphrase is not None:
             salt = secrets.token_bytes(16)
@@ -428,28 +453,36 @@ class Hub:
         if room is None:
             raise p.ProtocolError(p.Code.NO_SUCH_ROOM, "no room has that invite code", "join")
         if room.passphrase is not None:
-            wait = self.throttle.wait(conn.address, room.code)
-            if wait > 0:
-                raise p.ProtocolError(
-                    p.Code.THROTTLED,
-                    f"too many wrong passphrases: try again in {wait:.1f} s",
-                    "join",
-                    round(wait, 2),
-                )
-            ok = await asyncio.to_thread(room.check_passphrase, msg.passphrase)
-            if not ok:
-                delay = self.throttle.failed(conn.address, room.code)
-                log.warning("wrong_passphrase", room=room.code, address=conn.address)
-                raise p.ProtocolError(
-                    p.Code.WRONG_PASSPHRASE,
-                    f"wrong passphrase; next try allowed in {delay:.0f} s",
-                    "join",
-                    delay,
-                )
-            self.throttle.succeeded(conn.address, room.code)
+            await self._check_passphrase(room, conn.address, msg.passphrase)
         if room.closed:
             raise p.ProtocolError(p.Code.NO_SUCH_ROOM, "that room has closed", "join")
         room.add_player(pl, msg.seat)
+
+    async def _check_passphrase(self, room: Room, address: str, given: str | None) -> None:
+        """Check a passphrase under the throttle (one attempt at a time per room
+        and per address; docs/protocol.md, "Rooms")."""
+        wait = await self.throttle.begin(room.code, address)
+        if wait > 0:
+            raise p.ProtocolError(
+                p.Code.THROTTLED,
+                f"passphrase attempts are held back (this room or your address): "
+                f"try again in {wait:.1f} s",
+                "join",
+                round(wait, 2),
+            )
+        ok = False
+        try:
+            ok = await asyncio.to_thread(room.check_passphrase, given)
+        finally:
+            delay = await self.throttle.end(room.code, address, ok)
+        if not ok:
+            log.warning("wrong_passphrase", room=room.code, address=address)
+            raise p.ProtocolError(
+                p.Code.WRONG_PASSPHRASE,
+                f"wrong passphrase; next try allowed in {delay:g} s",
+                "join",
+                delay,
+            )
 
     # ------------------------------------------------------------ HTTP helpers
     def http_allowed(self, address: str) -> bool:

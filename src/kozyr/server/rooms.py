@@ -471,6 +471,10 @@ class Room:
             await self._start()
 
     def back_to_room(self, player: Player) -> None:
+        if self.seat_of(player) is None:
+            raise p.ProtocolError(
+                p.Code.NOT_SEATED, "only a seated player can take the table back to the room"
+            )
         if self.state != "over":
             raise p.ProtocolError(p.Code.WRONG_STATE, "the game is not over")
         self.state = "lobby"

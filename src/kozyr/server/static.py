@@ -34,8 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import Response
 
 try:  # the pinned dependency; without it the server still serves gzip
     import brotli
@@ -210,8 +211,8 @@ class ClientFiles:
 
     async def serve(self, request: Request) -> Response:
         entry, cache = self.lookup(request.path_params.get("path", ""))
-        if entry is None:
-            return PlainTextResponse("not found", 404)
+        if entry is None:  # the app's handler answers with the JSON error body
+            raise HTTPException(404)
         coding = _coding(request.headers.get("accept-encoding", "")) if entry.compressible else None
         if coding and len(entry.body) < MIN_COMPRESS:
             coding = "identity"
