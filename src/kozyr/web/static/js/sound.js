@@ -152,6 +152,9 @@ export function cue(name, delay = 0, ...args) {
 /** A short buzz on phones that allow it (same switch as the sound). */
 export function buzz() {
   if (!sound.on) return;
+  // Browsers refuse (and complain) until the page has been tapped once, e.g.
+  // right after a reload in the middle of a game.
+  if (navigator.userActivation && !navigator.userActivation.hasBeenActive) return;
   try {
     if (typeof navigator.vibrate === "function" && !document.hidden) navigator.vibrate(BUZZ_MS);
   } catch {
