@@ -292,6 +292,9 @@ class Code:
     ILLEGAL_MOVE = "illegal_move"
     RATE_LIMITED = "rate_limited"
     REPLACED = "replaced"
+    #: Cluster: the room's server cannot be reached right now (it may be moving
+    #: to another process); send the same message again after ``retry_after``.
+    UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
 
 
