@@ -100,9 +100,7 @@ class FakeBotAPI:
             self._cond.notify_all()
             return uid
 
-    def message(
-        self, user: dict[str, Any], text: str, chat: dict[str, Any] | None = None
-    ) -> int:
+    def message(self, user: dict[str, Any], text: str, chat: dict[str, Any] | None = None) -> int:
         chat = chat or {"id": user["id"], "type": "private", "first_name": user["first_name"]}
         msg = {
             "message_id": next(self._messages),
