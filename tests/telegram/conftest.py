@@ -91,6 +91,7 @@ def fake_api() -> Iterator[FakeBotAPI]:
 def tg_server(
     tmp_path_factory: pytest.TempPathFactory, fake_api: FakeBotAPI
 ) -> Iterator[TelegramServer]:
+    pytest.importorskip("aiogram", reason="the bot needs the telegram extra: run ./setup")
     db = tmp_path_factory.mktemp("kozyr-tg") / "kozyr.db"
     proc = TelegramServer(db, fake_api.root).start()
     proc.wait_event("telegram_started")

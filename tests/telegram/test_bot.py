@@ -146,10 +146,8 @@ def test_group_table_filled_nudged_and_finished(tg_server, fake_api) -> None:
         return players[0].over[-1]
 
     over = asyncio.run(play())
-    if over["durak"] is None:
-        expected = "ничья"
-    else:
-        expected = f"<b>{over['durak_name']}</b> — дурак"
+    durak = over["durak_name"]
+    expected = "ничья" if over["durak"] is None else f"<b>{durak}</b> — дурак"
     result = fake_api.wait_sent(-100777, expected)
     assert "Masha" in result["text"]  # the host's table
 

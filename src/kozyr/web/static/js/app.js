@@ -11,6 +11,7 @@ import { Conn } from "./net.js";
 import { rulesForm, summary } from "./rules.js";
 import { autoLevel, recordAuto, store } from "./store.js";
 import { TableView, seatName } from "./table.js";
+import { backButton, saveAuto, startTelegram } from "./telegram.js";
 
 const S = {
   mode: "online", // "online" | "pnp"
@@ -225,6 +226,14 @@ function show(screen) {
   }
   for (const el of $$(".screen")) el.hidden = el.id !== `screen-${screen}`;
   document.body.dataset.screen = screen;
+  telegramBack(screen);
+}
+
+/** Telegram Mini App (js/telegram.js): its Back button leaves the room in the
+ * lobby and after a game; during a game and on the start screen it is hidden. */
+function telegramBack(screen) {
+  const leave = S.mode === "online" && (screen === "room" || (screen === "table" && S.room?.state === "over"));
+  backButton(leave ? () => leaveRoom() : null);
 }
 
 function route() {
@@ -714,6 +723,7 @@ function countAuto(over) {
   if (res.draw) outcome = "draw";
   else if (res.durak === me || (res.team || []).includes(me)) outcome = "loss";
   recordAuto(outcome);
+  saveAuto(store.get("auto")); // a Telegram player's ladder is kept on the server too
   renderLevelOptions();
 }
 
@@ -1150,6 +1160,17 @@ function setTheme(theme) {
 
 // ============================================================ start-up
 async function main() {
+  // Telegram Mini App (js/telegram.js): log in with the launch data first.
+  const tg = await startTelegram({ onTheme: (base) => setTheme(base) });
+  if (tg && tg.ok) {
+    store.set("token", tg.token);
+    store.set("name", tg.name);
+    store.set("nameAuto", false);
+    if (tg.auto) store.set("auto", tg.auto);
+  }
+  if (tg && tg.language && !store.get("lang")) store.set("lang", tg.language);
+  const tgStart = tg ? tg.start : null; // a deep link's start parameter: a room code or "computer"
+
   const lang = pickLanguage(store.get("lang"));
   await setLanguage(lang);
   $("#lang-select").value = lang;
@@ -1162,7 +1183,7 @@ async function main() {
   applyI18n(document);
 
   const params = new URL(location.href).searchParams;
-  const code = params.get("room");
+  const code = params.get("room") || (tgStart && tgStart !== "computer" ? tgStart : null);
   const saved = store.get("pnp");
   if (saved && saved.room && saved.players.every((p) => p.token) && !code) {
     resumePnp(saved);
@@ -1181,6 +1202,8 @@ async function main() {
     show("start");
   }
   openMain(name);
+  if (tg && !tg.ok) toast(errorText(tg.error));
+  if (!code && (params.get("play") === "computer" || tgStart === "computer")) S.selectTab("tab-computer");
 }
 
 window.kozyr = { state: S, table, show, fillResult, checkName, languages: LANGUAGES }; // for debugging and tests
