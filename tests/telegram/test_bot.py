@@ -174,3 +174,44 @@ def test_outage_and_rate_limit_lose_no_update(tg_server, fake_api) -> None:
     sent = [p for p in fake_api.calls_to("sendMessage") if int(p["chat_id"]) in (6301, 6302, 6303)]
     assert len(sent) == 3  # each update answered exactly once
     assert fake_api.pending() == [] or all(u > 0 for u in fake_api.pending())
+
+
+def test_nudges_can_be_turned_off_and_on(tg_server, fake_api) -> None:
+    vera = user(6401, "Vera", "en")
+    chat = {"message_id": 5, "date": 0, "chat": {"id": 6401, "type": "private"}}
+    assert login(tg_server, init_data(vera))[1]["nudges"] is True
+    fake_api.callback(vera, "n:off", chat)  # the button under a nudge
+    fake_api.wait_for(
+        lambda m, p: m == "answerCallbackQuery" and "reminders are off" in p.get("text", "")
+    )
+    assert login(tg_server, init_data(vera))[1]["nudges"] is False
+    # Off: a table for two where Vera is to move sends her nothing.
+    fake_api.message(vera, "/durak 2", group(-100888))
+    table = fake_api.wait_sent(-100888, "Players: 2")
+    code = buttons(table)[0]["callback_data"][2:]
+    message = {"message_id": 998, "date": 0, "chat": group(-100888), "text": table["text"]}
+    fake_api.callback(user(6402, "Gleb"), f"j:{code}", message)
+    tg_server.wait_event("game_started", room=code)
+
+    async def until_vera_moves() -> None:
+        """Gleb opens the table and plays until it is Vera's (absent) turn; then waits."""
+        gleb = Client(tg_server.ws_url, "Gleb")
+        await gleb.connect(login(tg_server, init_data(user(6402, "Gleb")))[1]["token"])
+        try:
+            frame = await gleb.expect("game")
+            while frame["to_move"] == frame["seat"]:
+                action = frame["legal"][0]
+                await gleb.send({"type": "move", "action": action, "version": frame["version"]})
+                frame = await gleb.expect("game", version=frame["version"] + 1)
+            await asyncio.sleep(1.5)  # several looks of the watcher at Vera's turn
+        finally:
+            await gleb.close()
+
+    asyncio.run(until_vera_moves())
+    to_vera = [p for p in fake_api.calls_to("sendMessage") if int(p["chat_id"]) == 6401]
+    assert not any("Your move" in p["text"] for p in to_vera)
+    assert not [e for e in tg_server.events("telegram_nudge") if e.get("player") == "Vera"]
+    # /nudges turns them back on.
+    fake_api.message(vera, "/nudges")
+    fake_api.wait_sent(6401, "reminders are on")
+    assert login(tg_server, init_data(vera))[1]["nudges"] is True
