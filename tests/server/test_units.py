@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from kozyr.engine.actions import Action, Kind
+from kozyr.engine.deal import Deal
+from kozyr.engine.record import GameRecord
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
 from kozyr.engine.view import view_of
@@ -320,3 +322,36 @@ def test_store_keeps_games_moves_records_and_results(tmp_path: Path) -> None:
             store.close()
 
     asyncio.run(scenario())
+
+
+def test_places_group_the_seats_that_went_out_together_and_end_with_the_durak() -> None:
+    """game_over's ``places`` (docs/protocol.md): every seat once, first out
+    first, seats that left at the same round's end together, the durak last;
+    and the same order after the room was rebuilt from its record."""
+    rng = random.Random(5)
+    seen_tie = False
+    for seed, players in enumerate((2, 3, 4, 6, 2, 3, 4, 6, 3, 4, 5, 6)):
+        rules = Rules(players=players)
+        record = GameRecord(rules, Deal.from_seed(rules, 1000 + seed), [], {})
+        s = GameSession(record, record.start(), 1, 0)
+        out_at: dict[int, int] = {}
+        while not s.over:
+            known = list(s.state.out)
+            s.apply(rng.choice(s.state.legal_actions()))
+            for seat in s.state.out[len(known) :]:
+                out_at[seat] = len(s.record.actions)
+        places = s.places()
+        assert sorted(seat for group in places for seat in group) == list(range(players))
+        flat = [seat for group in places for seat in group]
+        assert flat[: len(s.state.out)] == list(s.state.out)
+        for group in places:
+            if len(group) > 1 and all(seat in out_at for seat in group):
+                seen_tie = True
+            moments = {out_at.get(seat) for seat in group}
+            assert len(moments) == 1, (places, out_at)
+        assert s.result is not None
+        if s.result.durak is not None:
+            assert places[-1] == [s.result.durak]
+            assert s.cards_left()[s.result.durak] > 0
+        assert GameSession.resume(s.record, 1, 0).places() == places
+    assert seen_tie  # seats leaving together do happen in these games

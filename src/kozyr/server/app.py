@@ -13,9 +13,9 @@ Routes (docs/protocol.md has the details):
 * ``POST /api/telegram/login``, ``PUT /api/telegram/auto`` — Telegram Mini App
   players (``telegram_api.py``, docs/telegram.md).
 * ``WS /ws`` — the game protocol.
-* ``/`` — the browser client from ``src/kozyr/web/static`` when it exists:
-  gzip-compressed, with ETags and ``Cache-Control: no-cache`` (its file names
-  carry no version, so a browser keeps a copy and asks each time: 304).
+* ``/`` — the browser client from ``src/kozyr/web/static`` when it exists
+  (:mod:`kozyr.server.static`: versioned names cached for a year, pages and
+  plain names revalidated with ETags, brotli or gzip).
 """
 
 from __future__ import annotations
@@ -34,12 +34,9 @@ import uvicorn
 from sqlalchemy.engine import make_url
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
-from starlette.types import Scope
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import logging as log
@@ -47,6 +44,7 @@ from . import protocol as p
 from .config import ServerConfig
 from .connection import Connection
 from .lobby import Hub, check_name, player_key
+from .static import ClientFiles
 from .telegram_api import telegram_routes
 
 
@@ -63,17 +61,6 @@ class HttpCreateRoom(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     passphrase: p.Passphrase | None = None
     bot_level: p.Level = 3
     start: bool = False
-
-
-class ClientFiles(StaticFiles):
-    """The browser client's files. Starlette sends ETag and Last-Modified and
-    answers 304; this adds ``Cache-Control: no-cache`` (keep, but revalidate:
-    the file names carry no version, so a longer lifetime would serve stale code)."""
-
-    async def get_response(self, path: str, scope: Scope) -> Response:
-        response = await super().get_response(path, scope)
-        response.headers.setdefault("cache-control", "no-cache")
-        return response
 
 
 def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
@@ -146,10 +133,18 @@ def _decode_create_room(raw: bytes) -> HttpCreateRoom:
 def create_app(config: ServerConfig) -> Starlette:
     """The whole server as an ASGI app (its state lives in one :class:`Hub`)."""
     hub = Hub(config)
+    node = None
+    if config.redis_url:
+        from .cluster import ClusterNode  # only a cluster needs the Redis client
+
+        node = ClusterNode(hub, config.redis_url, config.lease)
+        hub.coord = node
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         await hub.startup()
+        if node is not None:
+            await node.start()
         log.event(
             "listening",
             host=config.host,
@@ -169,6 +164,8 @@ def create_app(config: ServerConfig) -> Starlette:
         finally:
             if bot is not None:
                 await bot.stop()
+            if node is not None:
+                await node.stop()
             await hub.shutdown()
             log.event("stopped")
             log.flush()  # uvicorn may end the process by re-raising the signal
@@ -207,13 +204,17 @@ def create_app(config: ServerConfig) -> Starlette:
         )
 
     async def list_rooms(_request: Request) -> Response:
-        return JSONResponse({"rooms": hub.public_rooms()})
+        return JSONResponse({"rooms": await hub.coord.public_rooms(hub.public_rooms())})
 
     async def room_info(request: Request) -> Response:
-        room = hub.rooms.get(request.path_params["code"])
-        if room is None:
+        code = request.path_params["code"]
+        room = hub.rooms.get(code)
+        if room is not None:
+            return JSONResponse(msgspec.to_builtins(room.info()))
+        elsewhere = await hub.coord.room_info(code)  # cluster: owned by another process
+        if elsewhere is None:
             return _error(404, p.Code.NO_SUCH_ROOM, "no room has that invite code")
-        return JSONResponse(msgspec.to_builtins(room.info()))
+        return JSONResponse(elsewhere)
 
     async def game_record(request: Request) -> Response:
         game_id = _game_id(request.path_params["game_id"])
@@ -330,8 +331,8 @@ def create_app(config: ServerConfig) -> Starlette:
         WebSocketRoute("/ws", ws_endpoint),
     ]
     if config.static_dir.is_dir():
-        client = ClientFiles(directory=config.static_dir, html=True)
-        routes.append(Mount("/", GZipMiddleware(client, minimum_size=500)))
+        client = ClientFiles(config.static_dir)
+        routes.append(Route("/{path:path}", client.serve, methods=["GET"]))
     else:
         routes.append(Route("/", no_client))
     app = Starlette(
@@ -358,7 +359,10 @@ def serve(config: ServerConfig) -> int:
     """Run the server until SIGINT/SIGTERM; returns the exit code."""
     log.configure(config.log_level)
     try:
-        sock = bind(config.host, config.port)
+        if config.listen_fd is not None:  # a worker of ``--workers N``: the shared socket
+            sock = socket.socket(fileno=config.listen_fd)
+        else:
+            sock = bind(config.host, config.port)
     except OSError as exc:
         log.error("bind_failed", host=config.host, port=config.port, error=str(exc))
         return 1

@@ -239,6 +239,9 @@ class GameOver(_Server, tag="game_over"):
     durak_name: str | None
     pogony: bool
     cards_left: list[int]
+    #: The finishing order: seats grouped by the moment they went out, first out
+    #: first; the seats still holding cards at the end (the durak) come last.
+    places: list[list[int]]
     #: Where the finished record can be fetched (GameRecord JSON, for kozyr replay).
     record: str | None
 
@@ -289,6 +292,9 @@ class Code:
     ILLEGAL_MOVE = "illegal_move"
     RATE_LIMITED = "rate_limited"
     REPLACED = "replaced"
+    #: Cluster: the room's server cannot be reached right now (it may be moving
+    #: to another process); send the same message again after ``retry_after``.
+    UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
 
 
