@@ -121,3 +121,22 @@ def test_the_auto_ladder_is_kept_for_a_telegram_player(tg_server) -> None:
     assert status == 404 and body["error"]["code"] == "no_such_player"
     status, body = http("PUT", url, {"level": 5, "games": 7})
     assert status == 401 and body["error"]["code"] == "no_token"
+
+
+def test_the_command_needs_a_token_and_one_process() -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KOZYR_")}
+    cmd = [sys.executable, "-m", "kozyr.cli.main", "telegram"]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "KOZYR_TELEGRAM_TOKEN" in out.stderr
+    out = subprocess.run(
+        [*cmd, "--workers", "2"],
+        env={**env, "KOZYR_TELEGRAM_TOKEN": TOKEN},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2 and "one process" in out.stderr

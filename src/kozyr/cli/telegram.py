@@ -43,6 +43,13 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if getattr(args, "workers", 1) > 1:
+        print(
+            "kozyr telegram: runs one process (the bot follows its own tables); start the "
+            "other cluster processes with kozyr serve (see docs/telegram.md)",
+            file=sys.stderr,
+        )
+        return 2
     config = config_from_args(args)
     if not config.telegram_token:
         print("kozyr telegram: set KOZYR_TELEGRAM_TOKEN to the bot's token", file=sys.stderr)
