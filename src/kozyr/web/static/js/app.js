@@ -14,6 +14,7 @@ import { frameSounds, setupSoundToggle, sound } from "./sound.js";
 import { autoLevel, recordAuto, store } from "./store.js";
 import { cardSVG } from "./cards.js";
 import { TableView, cardShort, seatName } from "./table.js";
+import { backButton, saveAuto, startTelegram } from "./telegram.js";
 
 const S = {
   mode: "online", // "online" | "pnp"
@@ -236,6 +237,14 @@ function show(screen) {
   }
   for (const el of $$(".screen")) el.hidden = el.id !== `screen-${screen}`;
   document.body.dataset.screen = screen;
+  telegramBack(screen);
+}
+
+/** Telegram Mini App (js/telegram.js): its Back button leaves the room in the
+ * lobby and after a game; during a game and on the start screen it is hidden. */
+function telegramBack(screen) {
+  const leave = S.mode === "online" && (screen === "room" || (screen === "table" && S.room?.state === "over"));
+  backButton(leave ? () => leaveRoom() : null);
 }
 
 function route() {
@@ -874,6 +883,7 @@ function countAuto(over) {
   const from = autoLevel();
   const to = recordAuto(outcome);
   store.set("autoLast", { key, from, to }); // the result screen's "Auto: level 3 → 4"
+  saveAuto(store.get("auto")); // a Telegram player's ladder is kept on the server too
   renderLevelOptions();
 }
 
@@ -1426,6 +1436,17 @@ function setTheme(theme) {
 
 // ============================================================ start-up
 async function main() {
+  // Telegram Mini App (js/telegram.js): log in with the launch data first.
+  const tg = await startTelegram({ onTheme: (base) => setTheme(base) });
+  if (tg && tg.ok) {
+    store.set("token", tg.token);
+    store.set("name", tg.name);
+    store.set("nameAuto", false);
+    if (tg.auto) store.set("auto", tg.auto);
+  }
+  if (tg && tg.language && !store.get("lang")) store.set("lang", tg.language);
+  const tgStart = tg ? tg.start : null; // a deep link's start parameter: a room code or "computer"
+
   const lang = pickLanguage(store.get("lang"));
   await setLanguage(lang);
   $("#lang-select").value = lang;
@@ -1443,7 +1464,7 @@ async function main() {
   applyI18n(document);
 
   const params = new URL(location.href).searchParams;
-  const code = params.get("room");
+  const code = params.get("room") || (tgStart && tgStart !== "computer" ? tgStart : null);
   const saved = store.get("pnp");
   if (saved && saved.room && saved.players.every((p) => p.token) && !code) {
     resumePnp(saved);
@@ -1462,6 +1483,8 @@ async function main() {
     show("start");
   }
   openMain(name);
+  if (tg && !tg.ok) toast(errorText(tg.error));
+  if (!code && (params.get("play") === "computer" || tgStart === "computer")) S.selectTab("tab-computer");
 }
 
 window.kozyr = { state: S, table, sound, show, fillResult, resultSpoken, checkName, languages: LANGUAGES }; // for debugging and tests
