@@ -24,6 +24,7 @@ Design (docs/protocol.md, "Storage", says the same for operators):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import queue
 import threading
@@ -47,7 +48,9 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine, make_url
@@ -77,6 +80,11 @@ rooms = Table(
     #: Room settings and seats as JSON (see rooms.Room.to_store).
     Column("data", Text, nullable=False),
     Column("updated_at", Float, nullable=False),
+    #: Cluster mode: the highest fencing token that wrote this room (a write
+    #: with a lower one is refused), and the position in the room's inbox
+    #: stream up to which messages are applied (docs/architecture.md).
+    Column("fence", Integer, nullable=False, default=0, server_default="0"),
+    Column("inbox_pos", String(40)),
 )
 
 games = Table(
@@ -144,6 +152,73 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
+class Fenced(Exception):
+    """A write of a room by a process whose fencing token is no longer the
+    highest: another process owns the room now (cluster mode)."""
+
+
+class Fence:
+    """What a room's writes carry in cluster mode: its code, the owner's fencing
+    token, and the inbox position applied so far.  Every write checks the token
+    in the same transaction (:func:`_check_fence`); ``on_refused`` runs on the
+    event loop when a write that nobody awaits (``save_room``) is refused."""
+
+    __slots__ = ("code", "loop", "on_refused", "pos", "token")
+
+    def __init__(
+        self,
+        code: str,
+        token: int,
+        pos: str | None = None,
+        on_refused: Callable[[], None] | None = None,
+    ) -> None:
+        self.code = code
+        self.token = token
+        self.pos = pos
+        self.on_refused = on_refused
+        self.loop: asyncio.AbstractEventLoop | None = None
+        with contextlib.suppress(RuntimeError):  # made outside a loop: no callback
+            self.loop = asyncio.get_running_loop()
+
+    def refused(self) -> None:
+        if self.on_refused is not None and self.loop is not None:
+            self.loop.call_soon_threadsafe(self.on_refused)
+
+
+def _check_fence(conn: Connection, fence: Fence) -> None:
+    """Raise :class:`Fenced` unless ``fence`` holds the room's highest token.
+
+    The UPDATE locks the row until the transaction ends, so a takeover's bump
+    of the token (:meth:`Store.claim_room`) and this write are serialised: a
+    write either commits before the takeover or is refused after it."""
+    values: dict[str, Any] = {"fence": fence.token}
+    if fence.pos is not None:
+        values["inbox_pos"] = fence.pos
+    done = conn.execute(
+        update(rooms).where(rooms.c.code == fence.code, rooms.c.fence <= fence.token).values(values)
+    )
+    if not done.rowcount:
+        raise Fenced(f"room {fence.code}: token {fence.token} is not the newest")
+
+
+#: Key of the PostgreSQL advisory lock held while the schema is created or
+#: migrated, so processes starting together on an empty database take turns.
+_SCHEMA_LOCK = 0x6B6F7A7972
+
+
+def create_schema(engine: Engine) -> None:
+    """Create missing tables and add missing columns (safe under concurrent start)."""
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _SCHEMA_LOCK})
+        metadata.create_all(conn)
+        have = {c["name"] for c in inspect(conn).get_columns("rooms")}
+        if "fence" not in have:
+            conn.execute(text("ALTER TABLE rooms ADD COLUMN fence INTEGER NOT NULL DEFAULT 0"))
+        if "inbox_pos" not in have:
+            conn.execute(text("ALTER TABLE rooms ADD COLUMN inbox_pos VARCHAR(40)"))
+
+
 _Job = tuple[Callable[[Connection], Any] | dict[str, Any], Future[Any]]
 
 
@@ -164,7 +239,7 @@ class Store:
 
     # ------------------------------------------------------------ the thread
     def start(self) -> None:
-        metadata.create_all(self.engine)
+        create_schema(self.engine)
         self._thread.start()
 
     def _run(self) -> None:
@@ -210,7 +285,10 @@ class Store:
                     self._run_batch([job])
                 return
             fut = batch[0][1]
-            log.error("store_error", error=repr(exc))
+            if isinstance(exc, Fenced):  # expected after losing a room: not an error
+                log.warning("write_fenced", error=str(exc))
+            else:
+                log.error("store_error", error=repr(exc))
             if not fut.done():
                 fut.set_exception(exc)
             return
@@ -254,18 +332,94 @@ class Store:
         return await self.call(job)
 
     # ------------------------------------------------------------ rooms
-    def save_room(self, code: str, state: str, data: dict[str, Any], closed: bool = False) -> None:
+    def save_room(
+        self,
+        code: str,
+        state: str,
+        data: dict[str, Any],
+        closed: bool = False,
+        fence: Fence | None = None,
+    ) -> None:
         """Queue an upsert of the room (not awaited: the queue keeps the order)."""
-        text = _dumps(data)
+        data_text = _dumps(data)
         now = time.time()
 
         def job(conn: Connection) -> None:
-            values = {"state": state, "closed": closed, "data": text, "updated_at": now}
-            done = conn.execute(update(rooms).where(rooms.c.code == code).values(**values))
-            if not done.rowcount:
-                conn.execute(insert(rooms).values(code=code, **values))
+            values: dict[str, Any] = {
+                "state": state,
+                "closed": closed,
+                "data": data_text,
+                "updated_at": now,
+            }
+            query = update(rooms).where(rooms.c.code == code)
+            if fence is not None:
+                query = query.where(rooms.c.fence <= fence.token)
+                values["fence"] = fence.token
+                if fence.pos is not None:
+                    values["inbox_pos"] = fence.pos
+            done = conn.execute(query.values(**values))
+            if done.rowcount:
+                return
+            if fence is not None:
+                exists = conn.execute(select(rooms.c.fence).where(rooms.c.code == code)).first()
+                if exists is not None:
+                    raise Fenced(f"room {code}: token {fence.token} is not the newest")
+            conn.execute(insert(rooms).values(code=code, **values))
 
-        self.submit(job)
+        fut = self.submit(job)
+        if fence is not None:
+            fut.add_done_callback(lambda f: _refused_callback(f, fence))
+
+    async def claim_room(self, code: str) -> tuple[int, str | None, dict[str, Any]] | None:
+        """Take a room over (cluster mode): raise its fencing token by one.
+        (new token, inbox position, data), or None if the room is closed or unknown."""
+
+        def job(conn: Connection) -> tuple[int, str | None, str] | None:
+            row = conn.execute(
+                update(rooms)
+                .where(rooms.c.code == code, rooms.c.closed.is_(False))
+                .values(fence=rooms.c.fence + 1)
+                .returning(rooms.c.fence, rooms.c.inbox_pos, rooms.c.data)
+            ).first()
+            return None if row is None else (int(row[0]), row[1], str(row[2]))
+
+        found = await self.call(job)
+        if found is None:
+            return None
+        token, pos, data = found
+        return token, pos, json.loads(data)
+
+    async def open_room_codes(self) -> list[str]:
+        def job(conn: Connection) -> list[str]:
+            rows = conn.execute(select(rooms.c.code).where(rooms.c.closed.is_(False))).all()
+            return [str(r[0]) for r in rows]
+
+        return await self.call(job)
+
+    async def room_is_open(self, code: str) -> bool:
+        def job(conn: Connection) -> bool:
+            row = conn.execute(
+                select(rooms.c.code).where(rooms.c.code == code, rooms.c.closed.is_(False))
+            ).first()
+            return row is not None
+
+        return await self.call(job)
+
+    async def room_of_player(self, key: str) -> str | None:
+        """The open room where the player (by token hash) has a seat, if any.
+        (A text search of the seats' JSON: ``key`` is hex, so it is safe in LIKE.)"""
+        if not key.isalnum():
+            return None
+
+        def job(conn: Connection) -> str | None:
+            row = conn.execute(
+                select(rooms.c.code)
+                .where(rooms.c.closed.is_(False), rooms.c.data.like(f'%"{key}"%'))
+                .order_by(rooms.c.updated_at.desc())
+            ).first()
+            return None if row is None else str(row[0])
+
+        return await self.call(job)
 
     async def open_rooms(self) -> list[tuple[str, dict[str, Any]]]:
         def job(conn: Connection) -> list[tuple[str, dict[str, Any]]]:
@@ -278,12 +432,19 @@ class Store:
 
     # ------------------------------------------------------------ games
     async def create_game(
-        self, room: str, game_no: int, base_version: int, header: dict[str, Any]
+        self,
+        room: str,
+        game_no: int,
+        base_version: int,
+        header: dict[str, Any],
+        fence: Fence | None = None,
     ) -> int:
         text = _dumps(header)
         now = time.time()
 
         def job(conn: Connection) -> int:
+            if fence is not None:
+                _check_fence(conn, fence)
             res = conn.execute(
                 insert(games).values(
                     room=room,
@@ -300,9 +461,19 @@ class Store:
 
         return await self.call(job)
 
-    async def add_move(self, game_id: int, idx: int, action: dict[str, Any]) -> None:
+    async def add_move(
+        self, game_id: int, idx: int, action: dict[str, Any], fence: Fence | None = None
+    ) -> None:
         """Append one action to a game in progress (returns once committed)."""
         row = {"game_id": game_id, "idx": idx, "action": _dumps(action), "at": time.time()}
+        if fence is not None:
+
+            def job(conn: Connection) -> None:
+                _check_fence(conn, fence)
+                conn.execute(insert(moves).values(row))
+
+            await self.call(job)
+            return
         fut: Future[None] = Future()
         self._jobs.put((row, fut))
         await asyncio.wrap_future(fut)
@@ -313,6 +484,7 @@ class Store:
         record: dict[str, Any],
         status: str,
         outcomes: list[tuple[str, str, int, str]],
+        fence: Fence | None = None,
     ) -> None:
         """Store the whole record; ``outcomes`` are (player key, name, level, outcome)."""
         text = _dumps(record)
@@ -320,6 +492,8 @@ class Store:
         now = time.time()
 
         def job(conn: Connection) -> None:
+            if fence is not None:
+                _check_fence(conn, fence)
             conn.execute(
                 update(games)
                 .where(games.c.id == game_id)
@@ -334,8 +508,10 @@ class Store:
 
         await self.call(job)
 
-    async def abandon_game(self, game_id: int) -> None:
+    async def abandon_game(self, game_id: int, fence: Fence | None = None) -> None:
         def job(conn: Connection) -> None:
+            if fence is not None:
+                _check_fence(conn, fence)
             conn.execute(
                 update(games)
                 .where(games.c.id == game_id, games.c.status == "playing")
@@ -398,3 +574,8 @@ class Store:
             entry["games"] += n
             entry[outcome] = entry.get(outcome, 0) + n
         return dict(sorted(out.items()))
+
+
+def _refused_callback(fut: Future[Any], fence: Fence) -> None:
+    if not fut.cancelled() and isinstance(fut.exception(), Fenced):
+        fence.refused()
