@@ -78,6 +78,55 @@ const escapeHTML = (text) =>
 
 const sameCards = (a, b) => a.length === b.length && a.every((c) => b.includes(c));
 
+// ------------------------------------------------------------ the hand's layout
+// Every card of the hand keeps a part of its own at least MIN_STEP x ROW_STEP px
+// (a 44 x 44 px tap target with a little to spare, whether it is lit or not, so
+// that the layout never moves when a selection changes what is lit): in a
+// fanned row the strip left of its right neighbour, in rows also the top strip
+// above the next row (where a card's rank and suit are).
+const MIN_STEP = 50;
+const LOW_SCREEN = window.matchMedia("(orientation: landscape) and (max-height: 540px)");
+const ROW_STEP = 50;
+const MIN_CARD = 48;
+const BIG_HAND = 14; // the narrowest a hand card gets when the table is short of room
+const FAN_TOP = 6; // room above the rows for a selected card's rise
+const CHOSEN_RISE = 4;
+
+/** How far each card of a fanned row of ``n`` turns from its neighbour (degrees). */
+const fanSpread = (n) => Math.min(2.6, 26 / Math.max(n, 1));
+
+/** The ways to lay ``n`` cards out in a hand ``width`` px wide, best first:
+ * fewest rows (one row is a fan), then the widest cards, from the CSS width
+ * ``w0`` down to MIN_CARD (narrower cards leave the table more height). Only
+ * plans that keep every step at least MIN_STEP; at most three row counts. */
+export function handPlans(n, width, w0) {
+  const plans = [];
+  let firstRows = 0;
+  for (let rows = 1; rows <= n; rows++) {
+    const perRow = Math.ceil(n / rows);
+    if (Math.ceil(n / perRow) !== rows) continue; // the same as another row count
+    if (firstRows && rows > firstRows + 2) break;
+    for (let w = Math.round(w0); w >= Math.min(MIN_CARD, w0); w -= 4) {
+      const hgt = w * 1.4;
+      // The outer cards of a fan tilt about a point below them: keep their
+      // corners inside the hand by a margin of that swing.
+      const tilt = rows === 1 ? ((perRow - 1) / 2) * fanSpread(perRow) : 0;
+      const pad = Math.ceil(hgt * 1.1 * Math.sin((tilt * Math.PI) / 180)) + 2;
+      const room = width - 2 * pad - w;
+      const step = perRow > 1 ? Math.min(Math.max(w * 0.9, MIN_STEP), room / (perRow - 1)) : 0;
+      if (perRow > 1 && step < MIN_STEP) continue;
+      const rowStep = Math.min(hgt, Math.max(ROW_STEP, hgt * 0.42));
+      plans.push({ rows, perRow, w, step, rowStep, pad });
+      firstRows = firstRows || rows;
+    }
+  }
+  if (!plans.length) {
+    // Not even MIN_CARD-wide cards fit MIN_STEP apart: one card per row.
+    plans.push({ rows: n, perRow: 1, w: Math.min(MIN_CARD, w0), step: 0, rowStep: ROW_STEP, pad: 2 });
+  }
+  return plans;
+}
+
 export class TableView {
   /**
    * @param {object} hooks
@@ -135,10 +184,20 @@ export class TableView {
     $("#keys-close").addEventListener("click", () => this.closeKeys());
     // Lay the fan out again whenever the hand's box changes (resize, screen shown).
     // Only a change of width matters (the fan sets the hand's height itself).
+    // The fan takes the height the rest of the table leaves: it is laid out
+    // again when the table or a part of it above changes size (a resize, a
+    // font that arrives late, a status of two lines, seats in rows).
     this.handWidth = 0;
-    new ResizeObserver(() => {
-      if (this.el.hand.clientWidth !== this.handWidth) this.layoutHand();
-    }).observe(this.el.hand);
+    this.tableSize = "";
+    const resized = new ResizeObserver(() => {
+      const box = this.tableBox();
+      if (this.el.hand.clientWidth === this.handWidth && box === this.tableSize) return;
+      if (box.split(" ")[0] !== this.tableSize.split(" ")[0]) this.layoutSeats();
+      this.layoutHand();
+    });
+    for (const el of [this.el.table, this.el.status.parentElement, this.el.opponents, this.el.meInfo, this.el.actions, this.el.hand]) {
+      resized.observe(el);
+    }
   }
 
   // ------------------------------------------------------------ public
@@ -578,6 +637,35 @@ export class TableView {
     });
     fill(this.el.opponents, items);
     this.el.opponents.dataset.count = String(count);
+    this.el.table.dataset.seats = String(count);
+    this.layoutSeats();
+  }
+
+  /** Seats sit in one row while all of each seat shows there (its name, tags
+   * and count: measured, so any language and font is right); otherwise
+   * compact (one card back beside the count, the tags flowing after it), and
+   * then in balanced rows (3 + 2, 2 + 2, 2 + 1), flat, so that seats never
+   * overlap and nothing of them is cut. A phone on its side (little height)
+   * always has compact seats. */
+  layoutSeats() {
+    const box = this.el.opponents;
+    const seats = Array.from(box.children);
+    const count = seats.length;
+    const tries = [];
+    for (let rows = 1; rows <= count; rows++) {
+      const perRow = Math.ceil(count / rows);
+      if (Math.ceil(count / perRow) !== rows) continue; // the same as another row count
+      if (rows === 1 && !LOW_SCREEN.matches) tries.push({ perRow, compact: false });
+      tries.push({ perRow, compact: true });
+    }
+    const overflows = (el) => el.scrollWidth > el.clientWidth + 1;
+    const cut = () => seats.some((s) => overflows(s) || Array.from(s.querySelectorAll(".opp-name, .tag"), overflows).some(Boolean));
+    for (const { perRow, compact } of tries) {
+      box.classList.toggle("wrapped", perRow < count);
+      box.classList.toggle("compact", compact);
+      box.style.setProperty("--per-row", String(perRow));
+      if (!cut()) return;
+    }
   }
 
   // ------------------------------------------------------------ the cards in play
@@ -949,6 +1037,7 @@ export class TableView {
     if (this.mySeat === null || !v.hand) {
       fill(hand);
       hand.dataset.count = "0";
+      this.el.table.dataset.bigHand = "false";
       return;
     }
     const acts = this.handActions;
@@ -1004,62 +1093,100 @@ export class TableView {
     fill(hand, items);
     this.rovingHand(items);
     hand.dataset.count = String(cards.length);
+    // A phone on its side gives a big hand a wider column (app.css).
+    this.el.table.dataset.bigHand = String(cards.length > BIG_HAND);
     hand.classList.toggle("my-turn", myTurn);
     this.layoutHand();
   }
 
-  /** Fan the hand: overlap to fit the width, a slight arc, two rows when crowded. */
+  /** Lay the hand out (see handPlans): the first plan, best first, that leaves
+   * the rest of the table room (the felt's content fits in the felt and the
+   * table does not overflow the screen); if none does, the lowest. */
   layoutHand() {
     const hand = this.el.hand;
     const cards = Array.from(hand.children);
     const n = cards.length;
+    hand.style.removeProperty("--card-w");
     if (!n) {
       hand.style.height = "";
+      hand.classList.remove("rows");
       return;
     }
-    const HW = hand.clientWidth;
-    this.handWidth = HW;
-    const w = cards[0].offsetWidth;
-    const hgt = cards[0].offsetHeight;
-    // The outer cards tilt about a point below them: keep their corners inside
-    // the hand (and so on screen) by a margin of that swing.
-    const tilt = (inRow) => ((inRow - 1) / 2) * Math.min(2.6, 26 / Math.max(inRow, 1));
-    const swing = (inRow) => Math.ceil(hgt * 1.1 * Math.sin((tilt(inRow) * Math.PI) / 180)) + 1;
-    let rows = 1;
-    let perRow = n;
-    let pad = swing(n);
-    let W = HW - 2 * pad;
-    let step = n > 1 ? Math.min(w * 0.9, (W - w) / (n - 1)) : 0;
-    if (n > 1 && step < w * 0.32) {
-      rows = 2;
-      perRow = Math.ceil(n / 2);
-      pad = swing(perRow);
-      W = HW - 2 * pad;
-      step = Math.min(w * 0.9, (W - w) / Math.max(1, perRow - 1));
+    const width = hand.clientWidth;
+    this.handWidth = width;
+    this.tableSize = this.tableBox();
+    const w0 = cards[0].offsetWidth;
+    const plans = handPlans(n, width, w0);
+    let lowest = null;
+    for (const plan of plans) {
+      const height = this.placeCards(cards, plan);
+      if (!lowest || height < lowest.height) lowest = { plan, height };
+      if (!this.tableOverflows()) return;
     }
-    const rowGap = hgt * 0.55;
+    if (lowest) this.placeCards(cards, lowest.plan);
+  }
+
+  /** The sizes the fan depends on: the table's (first), the status bar's,
+   * the seats', your line's and the buttons'. */
+  tableBox() {
+    const { table, status, opponents, meInfo, actions } = this.el;
+    return [table, status.parentElement, opponents, meInfo, actions].map((e) => `${e.clientWidth}x${e.clientHeight}`).join(" ");
+  }
+
+  /** The table does not fit its screen: the felt's content (the cards in play,
+   * the deck) is squeezed, or the whole grid runs past the bottom. */
+  tableOverflows() {
+    const { table, battle } = this.el;
+    const felt = battle.parentElement;
+    const over = (el) => el.scrollHeight > el.clientHeight + 1;
+    // You (your line, buttons, hand) sit at the bottom of your area: too tall,
+    // they run out at its top, which no scroll height shows.
+    const me = this.el.hand.parentElement.getBoundingClientRect();
+    const top = table.getBoundingClientRect().top;
+    return over(table) || over(felt) || over(battle) || me.top < top - 1;
+  }
+
+  /** Place the hand's cards by ``plan``; returns the hand's height. One row
+   * is a fan (a slight arc; lit cards rise, a selected one more); several rows
+   * are flat, each row's cards showing their top ``rowStep`` px above the next
+   * row, where their rank and suit are (a selected card rises a little). */
+  placeCards(cards, { rows, perRow, w, step, rowStep, pad }) {
+    const hand = this.el.hand;
+    const n = cards.length;
+    hand.style.setProperty("--card-w", `${w}px`);
+    hand.classList.toggle("rows", rows > 1);
+    const hgt = w * 1.4;
+    const W = hand.clientWidth - 2 * pad;
     let bottom = 0;
     for (let i = 0; i < n; i++) {
-      const row = rows === 2 ? Math.floor(i / perRow) : 0;
-      const k = rows === 2 ? i % perRow : i;
-      const inRow = rows === 2 ? (row === 0 ? perRow : n - perRow) : n;
-      const span = w + step * (inRow - 1);
-      const left = pad + (W - span) / 2 + k * step;
-      const mid = (inRow - 1) / 2;
-      const spread = Math.min(2.6, 26 / Math.max(inRow, 1));
-      const angle = (k - mid) * spread;
-      const drop = Math.abs(k - mid) ** 2 * Math.min(1.6, 14 / Math.max(inRow, 1));
+      const row = Math.floor(i / perRow);
+      const k = i % perRow;
+      const inRow = row === rows - 1 ? n - perRow * row : perRow;
+      const left = pad + (W - (w + step * (inRow - 1))) / 2 + k * step;
+      const chosen = cards[i].classList.contains("chosen");
       const raised = ["playable", "cheatable"].some((c) => cards[i].classList.contains(c));
-      const lift = cards[i].classList.contains("chosen") ? -hgt * 0.2 : raised ? -hgt * 0.12 : 0;
-      // Room above the fan for lifted cards and their ▲ markers.
-      const top = row * rowGap + drop + lift + hgt * 0.2 + 16;
-      bottom = Math.max(bottom, top - lift + hgt + Math.abs(angle) * w * 0.012);
+      let top;
+      let angle = 0;
+      if (rows === 1) {
+        const mid = (inRow - 1) / 2;
+        angle = (k - mid) * fanSpread(inRow);
+        const drop = Math.abs(k - mid) ** 2 * Math.min(1.6, 14 / Math.max(inRow, 1));
+        const lift = chosen ? -hgt * 0.2 : raised ? -hgt * 0.12 : 0;
+        // Room above the fan for lifted cards and their ▲ markers.
+        top = drop + lift + hgt * 0.2 + 16;
+        bottom = Math.max(bottom, top - lift + hgt + Math.abs(angle) * w * 0.012);
+      } else {
+        top = FAN_TOP + row * rowStep - (chosen ? CHOSEN_RISE : 0);
+        bottom = Math.max(bottom, FAN_TOP + row * rowStep + hgt);
+      }
       cards[i].style.left = `${left}px`;
       cards[i].style.top = `${top}px`;
       cards[i].style.transform = `rotate(${angle}deg)`;
       cards[i].style.zIndex = String(i + 1);
     }
-    hand.style.height = `${Math.ceil(bottom + 4)}px`;
+    const height = Math.ceil(bottom + 4);
+    hand.style.height = `${height}px`;
+    return height;
   }
 
   // ------------------------------------------------------------ playing
