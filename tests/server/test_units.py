@@ -188,6 +188,35 @@ def test_session_events_are_public_and_draws_add_up() -> None:
         )
 
 
+def test_session_views_are_exactly_the_engines_views() -> None:
+    """The frames share one public part per move (game_session.view_json); each
+    seat's view and legal actions must still be exactly what view_of gives."""
+    rng = random.Random(4)
+    for rules in (
+        Rules(players=2),
+        Rules(players=4, variant="perevodnoy"),
+        Rules(players=4, cheating=True),
+        Rules(players=3, cheating=True, variant="perevodnoy"),
+    ):
+        s = GameSession.deal(rules, 1, 0)
+        positions = 0
+        while True:
+            for seat in range(rules.players):
+                view = view_of(s.state, seat)
+                expected = (view.to_json(), [a.to_json() for a in view.legal])
+                assert s.view_json(seat) == expected
+                assert list(s.view_json(seat)[0]) == list(expected[0])  # same key order
+            spect = view_of(s.state, 0).to_json()
+            del spect["hand"]
+            spect["seat"] = None
+            assert s.spectator_json() == spect
+            positions += 1
+            if s.over:
+                break
+            s.apply(rng.choice(s.state.legal_actions()))
+        assert positions > 20
+
+
 def test_a_resumed_session_has_the_history_of_its_record() -> None:
     """A room restored after a restart replays its record: the state's log, and
     so every view's public history, must be the moves played before."""
