@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -282,6 +283,45 @@ def test_bot_pool_in_a_thread_and_in_processes() -> None:
 
 
 # ---------------------------------------------------------------- store
+def test_store_a_bad_move_row_fails_alone(tmp_path: Path) -> None:
+    """Moves are committed in batches straight on the driver; a row the database
+    refuses (the same index twice) fails its own add_move and no other."""
+
+    async def scenario() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'k.db'}")
+        store.start()
+        try:
+            s = GameSession.deal(Rules(players=2), 1, 0)
+            gid = await store.create_game("r", 1, 0, s.header())
+            await store.add_move(gid, 0, {"seat": 0, "kind": "pass"})
+            got = await asyncio.gather(
+                store.add_move(gid, 1, {"seat": 0, "kind": "pass"}),
+                store.add_move(gid, 0, {"seat": 1, "kind": "take"}),  # index 0 is taken
+                store.add_move(gid, 2, {"seat": 1, "kind": "pass"}),
+                return_exceptions=True,
+            )
+            assert got[0] is None and got[2] is None
+            assert isinstance(got[1], Exception)
+            await store.add_move(gid, 3, {"seat": 0, "kind": "pass"})  # the store carries on
+
+            def stored(conn: Any) -> list[tuple[int, str]]:
+                rows = conn.exec_driver_sql(
+                    "SELECT idx, action FROM moves WHERE game_id = ? ORDER BY idx", (gid,)
+                )
+                return [(int(i), str(a)) for i, a in rows]
+
+            assert await store.call(stored) == [
+                (0, '{"seat":0,"kind":"pass"}'),
+                (1, '{"seat":0,"kind":"pass"}'),
+                (2, '{"seat":1,"kind":"pass"}'),
+                (3, '{"seat":0,"kind":"pass"}'),
+            ]
+        finally:
+            store.close()
+
+    asyncio.run(scenario())
+
+
 def test_store_keeps_games_moves_records_and_results(tmp_path: Path) -> None:
     async def scenario() -> None:
         store = Store(f"sqlite:///{tmp_path / 'db' / 'k.db'}")

@@ -99,7 +99,7 @@ class _Writer(logging.Handler):
                 record = pending.popleft()
                 try:
                     lines.append(self.format(record))
-                except Exception:  # noqa: BLE001 - a bad record must not stop the log
+                except Exception:  # a bad record must not stop the log
                     self.handleError(record)
             if not lines:
                 return
