@@ -93,5 +93,3 @@ def lockstep(
         mine.apply(tuple(a))
     assert_same(state, mine, "last position")
     return positions
-
-

@@ -190,6 +190,8 @@ def test_oversized_frame_closes_only_that_connection(server: ServerProcess) -> N
         big = Client(server.ws_url, "big")
         await big.connect()
         await big.send_raw(json.dumps({"type": "sync", "pad": "x" * 9000}))
+        frame = await _error(big, "too_big")  # the documented error, then the close
+        assert frame["ref"] == "sync"
         assert await big.closed_code() == 1009
         status, health = http("GET", server.url + "/health")
         assert status == 200 and health["status"] == "ok"
@@ -210,6 +212,8 @@ def test_flood_is_refused_then_closed_with_policy_violation(server: ServerProces
         assert await loud.closed_code() == 1008
         codes = {f["code"] for _, f in loud.frames if f["type"] == "error"}
         assert "rate_limited" in codes
+        dropped = [f["ref"] for _, f in loud.frames if f.get("code") == "rate_limited"]
+        assert set(dropped) == {"sync"}, dropped  # each names the message it dropped
         status, _health = http("GET", server.url + "/health")
         assert status == 200
 

@@ -49,6 +49,13 @@ def test_two_humans_two_bots_play_rematch_and_a_spectator(server: ServerProcess)
         code_, out = replay_json(json.dumps(record))
         assert code_ == 0 and out["state"]["result"] == over["result"]
         assert check_frames([anna, boris, vera], record) > 50
+        # The finishing order: every seat once, the replayed game's "out" order
+        # first, the durak (still holding cards) last.
+        flat = [seat for group in over["places"] for seat in group]
+        gone = out["state"]["out"]
+        assert sorted(flat) == [0, 1, 2, 3] and flat[: len(gone)] == gone
+        if over["durak"] is not None:
+            assert over["places"][-1] == [over["durak"]] and over["cards_left"][over["durak"]] > 0
 
         # Rematch: same table, vera takes the seat the auto-bot filled, and the
         # deal names the previous durak (first_attacker rule).

@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from kozyr.engine.actions import Action, Kind
+from kozyr.engine.deal import Deal
+from kozyr.engine.record import GameRecord
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
 from kozyr.engine.view import view_of
@@ -18,7 +20,7 @@ from kozyr.server.bot_pool import BotPool, choose_in_worker, view_from_wire, vie
 from kozyr.server.game_session import GameSession
 from kozyr.server.launch import listening_port, serve_command
 from kozyr.server.lobby import check_name, graphemes
-from kozyr.server.ratelimit import PassphraseThrottle, TokenBucket
+from kozyr.server.ratelimit import MemoryPassphraseThrottle, PassphraseThrottle, TokenBucket
 from kozyr.server.store import Store
 
 
@@ -41,7 +43,8 @@ class Clock:
         ('{"type": 5}', "invalid_message"),
         ('{"type": "fly"}', "unknown_type"),
         ('{"type": "hello", "name": 5}', "invalid_message"),
-        ('{"type": "hello", "name": "%s"}' % ("x" * 65), "invalid_message"),
+        ("[" * 2000 + "]" * 2000, "invalid_message"),  # nested too deeply
+        ('{"type": "move", "version": 1, "action": %s}' % ("[" * 8 + "]" * 8), "invalid_message"),
         ('{"type": "hello", "name": "abc", "x": 1}', "invalid_message"),
         ('{"type": "create_room", "seats": 1}', "invalid_message"),
         ('{"type": "create_room", "move_time": 45}', "invalid_message"),
@@ -120,6 +123,7 @@ def test_names() -> None:
         "x" * 13: "at most 12",
         "小" * 13: "at most 12",
         family * 13: "at most 12",
+        "x" * 65: "at most 12",  # over 64 code points: bad_name, not invalid_message
     }
     for bad, reason in refused.items():
         with pytest.raises(p.ProtocolError) as info:
@@ -139,21 +143,42 @@ def test_token_bucket_allows_bursts_then_the_rate() -> None:
     assert sum(bucket.allow() for _ in range(10)) == 3
 
 
-def test_passphrase_backoff_doubles_per_address_and_room() -> None:
-    clock = Clock()
-    t = PassphraseThrottle(base=1.0, cap=5.0, clock=clock)
-    assert t.wait("a", "r") == 0
-    assert t.failed("a", "r") == 1.0
-    assert t.wait("a", "r") == 1.0 and t.wait("b", "r") == 0 and t.wait("a", "s") == 0
-    clock.now += 1.0
-    assert t.failed("a", "r") == 2.0
-    assert t.failed("a", "r") == 4.0 and t.failed("a", "r") == 5.0  # capped
-    t.succeeded("a", "r")
-    assert t.wait("a", "r") == 0
-    t.failed("c", "r")
-    clock.now += 100
-    t.prune()
-    assert t.wait("c", "r") == 0
+def test_passphrase_backoff_doubles_per_room_and_per_address() -> None:
+    """Both counters back off (1, 2, 4 ... capped); an attempt must pass both;
+    a reserved attempt holds the room and the address until it ends."""
+
+    async def scenario() -> None:
+        clock = Clock()
+        t: PassphraseThrottle = MemoryPassphraseThrottle(base=1.0, cap=5.0, clock=clock)
+        assert await t.begin("r", "a") == 0
+        # While "a" is being checked at "r", nobody else may try "r", nor "a" elsewhere.
+        assert await t.begin("r", "b") == 1.0
+        assert await t.begin("s", "a") == 1.0
+        assert await t.begin("s", "b") == 0
+        assert await t.end("s", "b", ok=True) == 0
+        assert await t.end("r", "a", ok=False) == 1.0
+        assert await t.begin("r", "c") == 1.0  # the room backs off for every address
+        assert await t.begin("s", "a") == 1.0  # the address backs off at every room
+        clock.now += 1.0
+        for delay in (2.0, 4.0, 5.0):  # doubling, capped
+            assert await t.begin("r", "a") == 0
+            assert await t.end("r", "a", ok=False) == delay
+            clock.now += delay
+        assert await t.begin("r", "b") == 0
+        assert await t.end("r", "b", ok=True) == 0  # clears the room...
+        assert await t.begin("r", "c") == 0
+        assert await t.end("r", "c", ok=True) == 0
+        assert await t.begin("q", "a") == 0  # ...the address's wait had run out
+        assert await t.end("q", "a", ok=False) == 5.0  # but its count goes on
+        clock.now += 5.0 + 5.0 + 0.1  # forgotten `cap` after the wait ran out
+        assert await t.begin("q", "a") == 0
+        assert await t.end("q", "a", ok=False) == 1.0
+        # A reservation that never ended frees itself.
+        assert await t.begin("z", "y") == 0
+        clock.now += MemoryPassphraseThrottle.HOLD + 0.1
+        assert await t.begin("z", "y") == 0
+
+    asyncio.run(scenario())
 
 
 # ---------------------------------------------------------------- sessions
@@ -366,3 +391,36 @@ def test_store_keeps_games_moves_records_and_results(tmp_path: Path) -> None:
             store.close()
 
     asyncio.run(scenario())
+
+
+def test_places_group_the_seats_that_went_out_together_and_end_with_the_durak() -> None:
+    """game_over's ``places`` (docs/protocol.md): every seat once, first out
+    first, seats that left at the same round's end together, the durak last;
+    and the same order after the room was rebuilt from its record."""
+    rng = random.Random(5)
+    seen_tie = False
+    for seed, players in enumerate((2, 3, 4, 6, 2, 3, 4, 6, 3, 4, 5, 6)):
+        rules = Rules(players=players)
+        record = GameRecord(rules, Deal.from_seed(rules, 1000 + seed), [], {})
+        s = GameSession(record, record.start(), 1, 0)
+        out_at: dict[int, int] = {}
+        while not s.over:
+            known = list(s.state.out)
+            s.apply(rng.choice(s.state.legal_actions()))
+            for seat in s.state.out[len(known) :]:
+                out_at[seat] = len(s.record.actions)
+        places = s.places()
+        assert sorted(seat for group in places for seat in group) == list(range(players))
+        flat = [seat for group in places for seat in group]
+        assert flat[: len(s.state.out)] == list(s.state.out)
+        for group in places:
+            if len(group) > 1 and all(seat in out_at for seat in group):
+                seen_tie = True
+            moments = {out_at.get(seat) for seat in group}
+            assert len(moments) == 1, (places, out_at)
+        assert s.result is not None
+        if s.result.durak is not None:
+            assert places[-1] == [s.result.durak]
+            assert s.cards_left()[s.result.durak] > 0
+        assert GameSession.resume(s.record, 1, 0).places() == places
+    assert seen_tie  # seats leaving together do happen in these games

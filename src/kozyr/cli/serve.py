@@ -8,6 +8,7 @@ URL, e.g. ``postgresql+psycopg://kozyr:secret@localhost/kozyr``.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,28 @@ def add_parser(sub: Any) -> None:
         help="multiply every move clock by this factor (tests; default 1)",
     )
     p.add_argument(
+        "--redis",
+        default=None,
+        metavar="URL",
+        help="join a cluster through this Redis (redis://host:6379/0); every process of "
+        "the cluster uses the same --redis and a shared PostgreSQL --db (docs/deploy.md)",
+    )
+    p.add_argument(
+        "--lease",
+        type=float,
+        default=2.0,
+        help="cluster: seconds a room's ownership lasts unrenewed; a dead process's rooms "
+        "move to another process a little after this (default 2)",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="server processes on this machine sharing the port, one core each "
+        "(default 1; more than 1 needs --redis, see docs/deploy.md)",
+    )
+    p.add_argument("--fd", type=int, default=None, help=argparse.SUPPRESS)
+    p.add_argument(
         "--log-level",
         default="info",
         choices=["debug", "info", "warning", "error"],
@@ -103,10 +126,26 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         move_time_scale=args.move_time_scale,
         last_call=args.last_call,
         log_level=args.log_level,
+        redis_url=args.redis,
+        lease=args.lease,
+        listen_fd=args.fd,
     )
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.workers > 1:
+        if not args.redis:
+            print(
+                "kozyr serve: --workers needs --redis (and a shared --db such as PostgreSQL): "
+                "the processes share rooms through Redis; without it a player whose socket "
+                "lands on another process would not find their room",
+                file=sys.stderr,
+            )
+            return 2
+        from kozyr.server.workers import supervise
+
+        argv = sys.argv[sys.argv.index("serve") + 1 :] if "serve" in sys.argv else []
+        return supervise(config_from_args(args), args.workers, argv)
     from kozyr.server.app import serve
 
     return serve(config_from_args(args))

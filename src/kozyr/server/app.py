@@ -11,29 +11,30 @@ Routes (docs/protocol.md has the details):
 * ``GET /api/me/results`` — your results against the computer, per level
   (``Authorization: Bearer <token>``).
 * ``WS /ws`` — the game protocol.
-* ``/`` — the browser client from ``src/kozyr/web/static`` when it exists:
-  gzip-compressed, with ETags and ``Cache-Control: no-cache`` (its file names
-  carry no version, so a browser keeps a copy and asks each time: 304).
+* ``/`` — the browser client from ``src/kozyr/web/static`` when it exists
+  (:mod:`kozyr.server.static`: versioned names cached for a year, pages and
+  plain names revalidated with ETags, brotli or gzip).
 """
 
 from __future__ import annotations
 
+import re
+import signal
 import socket
 import traceback
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from types import FrameType
 from typing import Any, Literal
 
 import msgspec
 import uvicorn
 from sqlalchemy.engine import make_url
 from starlette.applications import Starlette
-from starlette.middleware.gzip import GZipMiddleware
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
-from starlette.types import Scope
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import logging as log
@@ -41,6 +42,7 @@ from . import protocol as p
 from .config import ServerConfig
 from .connection import Connection
 from .lobby import Hub, check_name, player_key
+from .static import ClientFiles
 
 
 class HttpCreateRoom(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -58,28 +60,88 @@ class HttpCreateRoom(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     start: bool = False
 
 
-class ClientFiles(StaticFiles):
-    """The browser client's files. Starlette sends ETag and Last-Modified and
-    answers 304; this adds ``Cache-Control: no-cache`` (keep, but revalidate:
-    the file names carry no version, so a longer lifetime would serve stale code)."""
-
-    async def get_response(self, path: str, scope: Scope) -> Response:
-        response = await super().get_response(path, scope)
-        response.headers.setdefault("cache-control", "no-cache")
-        return response
-
-
 def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message, **extra}}, status)
+
+
+#: Error codes of HTTP answers that come from routing, not from a handler.
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's 404/405 (and any other HTTPException) as the JSON error body."""
+    assert isinstance(exc, HTTPException)
+    code = _HTTP_CODES.get(exc.status_code, "http_error")
+    message = f"{exc.detail}: {request.method} {request.url.path}"
+    response = _error(exc.status_code, code, message)
+    response.headers.update(exc.headers or {})  # 405 names the allowed methods
+    return response
+
+
+async def _internal_error(_request: Request, _exc: Exception) -> Response:
+    """A bug in a handler: the JSON error body too (uvicorn logs the traceback)."""
+    return _error(500, p.Code.INTERNAL, "internal server error")
+
+
+def _game_id(text: str) -> int | None:
+    """A game id from the URL: a positive decimal that fits a 64-bit column."""
+    if not _DIGITS.fullmatch(text):
+        return None
+    value = int(text)
+    return value if 0 < value < 2**63 else None
+
+
+_DIGITS = re.compile(r"[0-9]{1,19}")
+
+
+def _utf8_size(text: str, limit: int) -> int:
+    """The UTF-8 size of ``text``, exactly when it may be over ``limit``."""
+    return len(text) if len(text) * 4 <= limit else len(text.encode())
+
+
+async def _read_body(request: Request, limit: int) -> bytes | None:
+    """The request body, or None once it grows past ``limit`` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _decode_create_room(raw: bytes) -> HttpCreateRoom:
+    """Parse a ``POST /api/rooms`` body: ``bad_json`` for what is not JSON,
+    ``invalid_message`` for JSON of the wrong shape (or nested too deeply)."""
+    try:
+        body = msgspec.json.decode(raw, type=HttpCreateRoom)
+    except msgspec.ValidationError:
+        raise
+    except msgspec.DecodeError as exc:
+        raise p.ProtocolError(p.Code.BAD_JSON, str(exc)) from None
+    except RecursionError:
+        raise p.ProtocolError(p.Code.INVALID, p.TOO_DEEP) from None
+    if not p.nested_within(body.rules, p.MAX_DEPTH - 1):
+        raise p.ProtocolError(p.Code.INVALID, p.TOO_DEEP)
+    return body
 
 
 def create_app(config: ServerConfig) -> Starlette:
     """The whole server as an ASGI app (its state lives in one :class:`Hub`)."""
     hub = Hub(config)
+    node = None
+    if config.redis_url:
+        from .cluster import ClusterNode  # only a cluster needs the Redis client
+
+        node = ClusterNode(hub, config.redis_url, config.lease)
+        hub.coord = node
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         await hub.startup()
+        if node is not None:
+            await node.start()
         log.event(
             "listening",
             host=config.host,
@@ -91,6 +153,8 @@ def create_app(config: ServerConfig) -> Starlette:
         try:
             yield
         finally:
+            if node is not None:
+                await node.stop()
             await hub.shutdown()
             log.event("stopped")
             log.flush()  # uvicorn may end the process by re-raising the signal
@@ -101,15 +165,20 @@ def create_app(config: ServerConfig) -> Starlette:
     async def create_room(request: Request) -> Response:
         if not hub.http_allowed(request.client.host if request.client else "unknown"):
             return _error(429, p.Code.RATE_LIMITED, "too many rooms created; wait a little")
+        raw = await _read_body(request, config.max_message)
+        if raw is None:
+            return _error(413, p.Code.TOO_BIG, f"bodies are at most {config.max_message} bytes")
         try:
-            body = msgspec.json.decode(await request.body(), type=HttpCreateRoom)
+            body = _decode_create_room(raw)
             fields = msgspec.structs.asdict(body)
             name = check_name(fields.pop("name"))
             token = fields.pop("token")
             msg = msgspec.convert(fields, p.CreateRoom)
-            pl, token, _ = await hub.identify(token, name)
-            room = await hub.create_room(pl, msg, f"{request.url.scheme}://{request.url.netloc}")
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            # The name is the host's new name only if the room is made (not on a 409).
+            pl, token, _ = await hub.identify(token, name, rename=False)
+            base_url = f"{request.url.scheme}://{request.url.netloc}"
+            room = await hub.create_room(pl, msg, base_url, rename=name)
+        except msgspec.ValidationError as exc:
             return _error(400, p.Code.INVALID, str(exc))
         except p.ProtocolError as exc:
             return _error(409 if exc.code == p.Code.ALREADY_IN_ROOM else 400, exc.code, exc.message)
@@ -124,16 +193,21 @@ def create_app(config: ServerConfig) -> Starlette:
         )
 
     async def list_rooms(_request: Request) -> Response:
-        return JSONResponse({"rooms": hub.public_rooms()})
+        return JSONResponse({"rooms": await hub.coord.public_rooms(hub.public_rooms())})
 
     async def room_info(request: Request) -> Response:
-        room = hub.rooms.get(request.path_params["code"])
-        if room is None:
+        code = request.path_params["code"]
+        room = hub.rooms.get(code)
+        if room is not None:
+            return JSONResponse(msgspec.to_builtins(room.info()))
+        elsewhere = await hub.coord.room_info(code)  # cluster: owned by another process
+        if elsewhere is None:
             return _error(404, p.Code.NO_SUCH_ROOM, "no room has that invite code")
-        return JSONResponse(msgspec.to_builtins(room.info()))
+        return JSONResponse(elsewhere)
 
     async def game_record(request: Request) -> Response:
-        record = await hub.store.finished_record(request.path_params["game_id"])
+        game_id = _game_id(request.path_params["game_id"])
+        record = None if game_id is None else await hub.store.finished_record(game_id)
         if record is None:
             return _error(404, "no_such_game", "no finished game has that id")
         return JSONResponse(record)
@@ -166,41 +240,59 @@ def create_app(config: ServerConfig) -> Starlette:
                 if message["type"] == "websocket.disconnect":
                     code = message.get("code")
                     break
-                raw: str | bytes = message.get("text") or message.get("bytes") or b""
-                if not conn.bucket.allow():
-                    if conn.bucket.violations >= config.flood_close_after:
-                        log.warning("flood_closed", conn=conn.id, address=conn.address)
-                        conn.send(p.Error(code=p.Code.RATE_LIMITED, message="message flood"))
-                        conn.close(1008, "message flood")
-                        break
-                    conn.send(
-                        p.Error(
-                            code=p.Code.RATE_LIMITED,
-                            message=f"at most {config.rate:g} messages a second; message dropped",
-                        )
-                    )
-                    continue
-                if len(raw) > config.max_message:
-                    conn.send(
-                        p.Error(
-                            code=p.Code.TOO_BIG,
-                            message=f"messages are at most {config.max_message} bytes",
-                        )
-                    )
-                    conn.close(1009, "message too big")
+                text = _admit(conn, message.get("text"), message.get("bytes"))
+                if conn.closed:
                     break
-                await _handle(conn, raw)
+                if text is not None:
+                    await _handle(conn, text)
         except WebSocketDisconnect as exc:
             code = exc.code
         finally:
             await conn.drain()
             hub.closed(conn, code)
 
-    async def _handle(conn: Connection, raw: str | bytes) -> None:
+    def _admit(conn: Connection, text: str | None, data: bytes | None) -> str | None:
+        """Check a frame before it is parsed (size, flood, text frame): its text
+        if it is to be handled, else None (its error is sent, and the connection
+        closed if the docs say so)."""
+        size = len(data or b"") if text is None else _utf8_size(text, config.max_message)
+        if size > config.max_message:
+            conn.send(
+                p.Error(
+                    code=p.Code.TOO_BIG,
+                    message=f"messages are at most {config.max_message} bytes",
+                    ref=None if text is None else p.peek_type(text),
+                )
+            )
+            conn.close(1009, "message too big")
+            return None
+        if not conn.bucket.allow():
+            ref = None if text is None else p.peek_type(text)
+            if conn.bucket.violations >= config.flood_close_after:
+                log.warning("flood_closed", conn=conn.id, address=conn.address)
+                conn.send(p.Error(code=p.Code.RATE_LIMITED, message="message flood", ref=ref))
+                conn.close(1008, "message flood")
+                return None
+            message = f"at most {config.rate:g} messages a second; message dropped"
+            conn.send(p.Error(code=p.Code.RATE_LIMITED, message=message, ref=ref))
+            return None
+        if text is None:
+            conn.send(
+                p.Error(
+                    code=p.Code.BAD_JSON,
+                    message="binary frames are not part of the protocol: send JSON in text frames",
+                )
+            )
+        return text
+
+    async def _handle(conn: Connection, raw: str) -> None:
+        msg: p.ClientMessage | None = None
         try:
             msg = p.decode(raw)
             await hub.handle(conn, msg)
         except p.ProtocolError as exc:
+            if exc.ref is None and msg is not None:
+                exc.ref = p.type_of(msg)  # every refusal names the message it refuses
             log.event(
                 "error",
                 conn=conn.id,
@@ -214,23 +306,28 @@ def create_app(config: ServerConfig) -> Starlette:
             log.error(
                 "internal_error", conn=conn.id, error=repr(exc), traceback=traceback.format_exc()
             )
-            conn.send(p.Error(code=p.Code.INTERNAL, message="internal server error"))
+            ref = p.type_of(msg) if msg is not None else None
+            conn.send(p.Error(code=p.Code.INTERNAL, message="internal server error", ref=ref))
 
     routes: list[BaseRoute] = [
         Route("/health", health),
         Route("/api/rooms", create_room, methods=["POST"]),
         Route("/api/rooms", list_rooms, methods=["GET"]),
         Route("/api/rooms/{code}", room_info),
-        Route("/api/games/{game_id:int}", game_record),
+        Route("/api/games/{game_id}", game_record),
         Route("/api/me/results", my_results),
         WebSocketRoute("/ws", ws_endpoint),
     ]
     if config.static_dir.is_dir():
-        client = ClientFiles(directory=config.static_dir, html=True)
-        routes.append(Mount("/", GZipMiddleware(client, minimum_size=500)))
+        client = ClientFiles(config.static_dir)
+        routes.append(Route("/{path:path}", client.serve, methods=["GET"]))
     else:
         routes.append(Route("/", no_client))
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={HTTPException: _http_error, Exception: _internal_error},
+    )
     app.state.hub = hub
     return app
 
@@ -250,7 +347,10 @@ def serve(config: ServerConfig) -> int:
     """Run the server until SIGINT/SIGTERM; returns the exit code."""
     log.configure(config.log_level)
     try:
-        sock = bind(config.host, config.port)
+        if config.listen_fd is not None:  # a worker of ``--workers N``: the shared socket
+            sock = socket.socket(fileno=config.listen_fd)
+        else:
+            sock = bind(config.host, config.port)
     except OSError as exc:
         log.error("bind_failed", host=config.host, port=config.port, error=str(exc))
         return 1
@@ -259,7 +359,9 @@ def serve(config: ServerConfig) -> int:
         create_app(config),
         log_config=None,
         access_log=False,
-        ws_max_size=config.max_message,
+        # Above the protocol's limit, so that a message somewhat too big reaches
+        # the endpoint and gets the documented ``too_big`` before the close.
+        ws_max_size=ws_frame_limit(config.max_message),
         # Compression costs more CPU than it saves on small JSON frames.
         ws_per_message_deflate=False,
         ws_ping_interval=20.0,
@@ -267,6 +369,26 @@ def serve(config: ServerConfig) -> int:
         timeout_graceful_shutdown=5,
         lifespan="on",
     )
-    server = uvicorn.Server(uconfig)
+    server = _Server(uconfig)
     server.run(sockets=[sock])
     return 0 if server.started else 1
+
+
+def ws_frame_limit(max_message: int) -> int:
+    """Largest frame the WebSocket layer reads (bigger ones close with 1009 at
+    once): twice the protocol limit, at least 64 KiB."""
+    return max(2 * max_message, 64 * 1024)
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, except that a SIGINT/SIGTERM that stopped it cleanly is
+    not raised again at the end (uvicorn re-raises it, so the process died
+    "by the signal", status -15): ``kozyr serve`` then exits with status 0."""
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        super().handle_exit(sig, frame)
+        if sig in (signal.SIGINT, signal.SIGTERM):
+            # The list uvicorn re-raises from once it has shut down.
+            captured: list[int] = getattr(self, "_captured_signals", [])
+            while sig in captured:
+                captured.remove(sig)

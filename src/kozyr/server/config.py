@@ -57,6 +57,14 @@ class ServerConfig:
     #: Multiplies every move clock (tests use a small factor to see timeouts fast).
     move_time_scale: float = 1.0
     log_level: str = "info"
+    #: Cluster mode: the Redis URL (``redis://host:6379/0``); None runs one
+    #: process on its own, as always.
+    redis_url: str | None = None
+    #: Cluster mode: seconds a room's lease lasts without renewal (a dead
+    #: owner's rooms are taken over a little after this).
+    lease: float = 2.0
+    #: A listening socket inherited from ``kozyr serve --workers N`` (its fd).
+    listen_fd: int | None = None
 
     def __post_init__(self) -> None:
         if not self.db_url:

@@ -12,16 +12,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import logging as log
 from . import protocol
 from .ratelimit import TokenBucket
-
-if TYPE_CHECKING:
-    from .rooms import Player
 
 #: Frames queued for a client before it is considered too slow and dropped.
 MAX_BACKLOG = 512
@@ -42,7 +39,8 @@ class Connection:
         #: Base of invite links made on this connection (what the client dialled).
         self.base_url = f"{scheme}://{host}"
         self.bucket = TokenBucket(rate, burst)
-        self.player: Player | None = None
+        #: The rooms.Player after ``hello`` (loosely typed: rooms sits above this module).
+        self.player: Any = None
         self.closed = False
         self._closer: asyncio.Task[None] | None = None
         self._queue: deque[str] = deque()

@@ -57,6 +57,8 @@ class GameSession:
         self.game_id: int | None = None
         #: The public part of every seat's view, for the version it was made at.
         self._public: tuple[int, dict[str, Any]] | None = None
+        #: places() cached with the number of actions it was computed from.
+        self._places: tuple[int, list[list[int]]] | None = None
 
     # ------------------------------------------------------------ creation
     @classmethod
@@ -147,6 +149,29 @@ class GameSession:
 
     def cards_left(self) -> list[int]:
         return self.state.hand_counts()
+
+    def places(self) -> list[list[int]]:
+        """The finishing order: seats grouped by the moment they went out, first
+        out first (several seats leave together when one round's end empties
+        their hands); the seats still holding cards at the end (the durak, a
+        losing team, everyone left in a draw by repetition) are the last group.
+
+        The state keeps only the order of ``out``, not which seats left
+        together, so the record is replayed (a few hundred actions at most,
+        once per finished game: the result is cached)."""
+        if self._places is None or self._places[0] != len(self.record.actions):
+            state = self.record.start()
+            groups: list[list[int]] = [list(state.out)] if state.out else []
+            for data in self.record.actions:
+                known = len(state.out)
+                state.apply(Action.from_json(data))
+                if len(state.out) > known:
+                    groups.append(list(state.out[known:]))
+            rest = [s for s in range(state.n) if s not in state.out]
+            if rest:
+                groups.append(rest)
+            self._places = (len(self.record.actions), groups)
+        return [list(g) for g in self._places[1]]
 
     # ------------------------------------------------------------ moves
     def apply(self, action: Action) -> Applied:

@@ -30,7 +30,8 @@ from .bot_pool import BotPool
 from .config import ServerConfig
 from .connection import Connection
 from .game_session import GameSession
-from .ratelimit import PassphraseThrottle, TokenBucket
+from .ports import Coordinator, Peer
+from .ratelimit import MemoryPassphraseThrottle, PassphraseThrottle, TokenBucket
 from .rooms import Player, Room, Seat, hash_passphrase, new_code
 from .store import Store
 from .timers import Tasks
@@ -44,6 +45,8 @@ def player_key(token: str) -> str:
 #: A name's length limit in user-perceived characters (grapheme clusters):
 #: 小明 is two, Анна four, 👨‍👩‍👧 one.  docs/protocol.md, "Names".
 NAME_MAX = 12
+#: ... and at most this many code points as sent (👨‍👩‍👧 is one character, five code points).
+NAME_CODE_POINTS = 64
 
 # Format characters that belong inside a character: zero width (non-)joiner
 # (emoji sequences, Persian, Indic scripts) and tags (subdivision flags).
@@ -89,7 +92,13 @@ def check_name(name: str) -> str:
     """A display name (docs/protocol.md, "Names"): after NFC normalisation, runs
     of white space become one space and the ends are trimmed; then it must be 1
     to 12 user-perceived characters with at least one letter, digit, punctuation
-    mark or symbol, and no control or invisible format characters."""
+    mark or symbol, and no control or invisible format characters.  Every
+    breach is ``bad_name`` with the reason."""
+    if len(name) > NAME_CODE_POINTS:  # before any work on it: the wire limit
+        raise p.ProtocolError(
+            p.Code.BAD_NAME,
+            f"a name is at most {NAME_MAX} characters ({NAME_CODE_POINTS} code points)",
+        )
     name = " ".join(unicodedata.normalize("NFC", name).split())
     if not name:
         raise p.ProtocolError(p.Code.BAD_NAME, "a name cannot be empty or only spaces")
@@ -113,7 +122,10 @@ class Hub:
         assert config.bot_workers is not None
         self.pool = BotPool(config.bot_workers)
         self.tasks = Tasks()
-        self.throttle = PassphraseThrottle(config.passphrase_backoff, config.passphrase_backoff_cap)
+        #: Wrong-passphrase back-off; a cluster replaces it with a shared one.
+        self.throttle: PassphraseThrottle = MemoryPassphraseThrottle(
+            config.passphrase_backoff, config.passphrase_backoff_cap
+        )
         #: Per-address limit on HTTP room creation (each makes a player and a room).
         self.http_buckets: dict[str, TokenBucket] = {}
         self.rooms: dict[str, Room] = {}
@@ -121,13 +133,17 @@ class Hub:
         self.connections: set[Connection] = set()
         self.moves = 0
         self.started = time.time()
+        #: Where rooms live: here only (the base class), or across a cluster
+        #: (kozyr.server.cluster sets its own at startup).
+        self.coord: Coordinator = Coordinator()
         self._reaper: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------ lifecycle
     async def startup(self) -> None:
         self.store.start()
         await self.pool.warm_up()
-        await self.recover()
+        if type(self.coord) is Coordinator:  # a cluster adopts rooms by lease instead
+            await self.recover()
         self._reaper = asyncio.get_running_loop().create_task(self._reap_idle_rooms())
 
     async def shutdown(self) -> None:
@@ -147,31 +163,38 @@ class Hub:
         paused, until someone does; absent players get the usual grace).
         """
         for code, data in await self.store.open_rooms():
-            try:
-                room = self._room_from_store(code, data)
-                game_id = data.get("game_id")
-                if room.state != "lobby" and game_id is not None:
-                    loaded = await self.store.load_game(int(game_id))
-                    if loaded is None:
-                        raise ValueError(f"game {game_id} is missing")
-                    record, game_no, base = loaded
-                    game = GameSession.resume(record, game_no, base)
-                    game.game_id = int(game_id)
-                    room.game = game
-                    if room.state == "playing" and game.over:  # died while finishing
-                        await room.finish()
-                    if room.state == "playing":
-                        room.recovered()
-            except (ValueError, KeyError, TypeError, RecordError, RulesError) as exc:
-                log.error("room_recovery_failed", room=code, error=str(exc))
-                continue
-            self.rooms[code] = room
-            log.event(
-                "room_recovered",
-                room=code,
-                state=room.state,
-                version=room.game.version if room.game else room.next_version,
-            )
+            await self.load_room(code, data)
+
+    async def load_room(self, code: str, data: dict[str, Any], fence: Any = None) -> Room | None:
+        """Rebuild one room from its stored ``data`` and make it live here (None if
+        the stored room is broken).  ``fence`` is the cluster's fencing token."""
+        try:
+            room = self._room_from_store(code, data)
+            room.fence = fence
+            game_id = data.get("game_id")
+            if room.state != "lobby" and game_id is not None:
+                loaded = await self.store.load_game(int(game_id))
+                if loaded is None:
+                    raise ValueError(f"game {game_id} is missing")
+                record, game_no, base = loaded
+                game = GameSession.resume(record, game_no, base)
+                game.game_id = int(game_id)
+                room.game = game
+                if room.state == "playing" and game.over:  # died while finishing
+                    await room.finish()
+                if room.state == "playing":
+                    room.recovered()
+        except (ValueError, KeyError, TypeError, RecordError, RulesError) as exc:
+            log.error("room_recovery_failed", room=code, error=str(exc))
+            return None
+        self.rooms[code] = room
+        log.event(
+            "room_recovered",
+            room=code,
+            state=room.state,
+            version=room.game.version if room.game else room.next_version,
+        )
+        return room
 
     def _room_from_store(self, code: str, data: dict[str, Any]) -> Room:
         pw = data.get("passphrase")
@@ -213,11 +236,12 @@ class Hub:
         self.rooms.pop(room.code, None)
         g = room.game
         if g is not None and g.game_id is not None and room.state == "playing":
-            self.tasks.spawn(self.store.abandon_game(g.game_id), f"abandon-{room.code}")
+            self.tasks.spawn(self.store.abandon_game(g.game_id, room.fence), f"abandon-{room.code}")
         for pl in room.humans():
             pl.room = None
             self.forget(pl)
-        self.store.save_room(room.code, room.state, room.to_store(), closed=True)
+        self.store.save_room(room.code, room.state, room.to_store(), True, room.fence)
+        self.coord.room_closed(room)
         log.event("room_closed", room=room.code, why=why)
 
     async def _reap_idle_rooms(self) -> None:
@@ -236,6 +260,7 @@ class Hub:
     def closed(self, conn: Connection, code: int | None) -> None:
         self.connections.discard(conn)
         conn.finish()
+        self.coord.conn_closed(conn)
         pl = conn.player
         log.event("ws_close", conn=conn.id, code=code, player=pl.name if pl else None)
         if pl is None or pl.conn is not conn:
@@ -252,7 +277,7 @@ class Hub:
         if pl.conn is None and pl.room is None:
             self.players.pop(pl.key, None)
 
-    async def handle(self, conn: Connection, msg: p.ClientMessage) -> None:
+    async def handle(self, conn: Peer, msg: p.ClientMessage) -> None:
         """Do what one validated client message asks."""
         if isinstance(msg, p.Hello):
             await self._hello(conn, msg)
@@ -262,6 +287,8 @@ class Hub:
             raise p.ProtocolError(
                 p.Code.HELLO_FIRST, "say hello first (name and, to resume, your token)"
             )
+        if await self.coord.route(conn, msg):
+            return
         match msg:
             case p.CreateRoom():
                 await self.create_room(pl, msg, conn.base_url)
@@ -299,7 +326,7 @@ class Hub:
                 raise p.ProtocolError(p.Code.UNKNOWN_TYPE, "not handled", p.type_of(msg))
 
     # ------------------------------------------------------------ hello
-    async def _hello(self, conn: Connection, msg: p.Hello) -> None:
+    async def _hello(self, conn: Peer, msg: p.Hello) -> None:
         if conn.player is not None:
             raise p.ProtocolError(p.Code.ALREADY_HELLO, "hello was already said", "hello")
         if msg.protocol != p.PROTOCOL_VERSION:
@@ -317,21 +344,30 @@ class Hub:
             old.close(1000, "replaced by a newer connection")
         pl.conn = conn
         conn.player = pl
+        elsewhere = None
+        if pl.room is None and resumed:
+            elsewhere = await self.coord.room_elsewhere(pl.key)
         conn.send(
             p.Welcome(
                 protocol=p.PROTOCOL_VERSION,
                 token=token,
                 name=pl.name,
                 resumed=resumed,
-                room=pl.room.code if pl.room else None,
+                room=pl.room.code if pl.room else elsewhere,
             )
         )
         log.event("hello", conn=conn.id, player=pl.name, resumed=resumed)
         if pl.room is not None:
             pl.room.reconnected(pl)
+        elif elsewhere is not None:
+            await self.coord.attach(conn, pl, elsewhere)
 
-    async def identify(self, token: str | None, name: str) -> tuple[Player, str, bool]:
-        """(player, token, resumed): the token's player, or a new one."""
+    async def identify(
+        self, token: str | None, name: str, rename: bool = True
+    ) -> tuple[Player, str, bool]:
+        """(player, token, resumed): the token's player, or a new one.  A known
+        player takes ``name`` unless ``rename`` is false (the caller renames
+        with :meth:`rename` once the request it belongs to has succeeded)."""
         if token is not None:
             key = player_key(token)
             pl = self.players.get(key)
@@ -340,17 +376,25 @@ class Hub:
                 if stored is not None:
                     pl = self._player(key, stored)
             if pl is not None:
-                if pl.name != name:
-                    pl.name = name
-                    await self.store.add_player(key, name)
+                if rename:
+                    await self.rename(pl, name)
                 return pl, token, True
         token = secrets.token_urlsafe(24)
         key = player_key(token)
         await self.store.add_player(key, name)
         return self._player(key, name), token, False
 
+    async def rename(self, pl: Player, name: str) -> None:
+        if pl.name != name:
+            pl.name = name
+            await self.store.add_player(pl.key, name)
+
     # ------------------------------------------------------------ rooms
-    async def create_room(self, pl: Player, msg: p.CreateRoom, base_url: str) -> Room:
+    async def create_room(
+        self, pl: Player, msg: p.CreateRoom, base_url: str, rename: str | None = None
+    ) -> Room:
+        """Open a room with ``pl`` as host; ``rename`` (HTTP) is the host's name
+        from now on, applied only once every check has passed."""
         if pl.room is not None:
             raise p.ProtocolError(
                 p.Code.ALREADY_IN_ROOM, "leave your room before creating another", "create_room"
@@ -377,6 +421,8 @@ class Hub:
             raise p.ProtocolError(
                 p.Code.BAD_ROOM, "a game against the computer is a private room", "create_room"
             )
+        if rename is not None:
+            await self.rename(pl, rename)
         passphrase = None
         if msg.passphrase is not None:
             salt = secrets.token_bytes(16)
@@ -409,14 +455,16 @@ class Hub:
             bot_level=msg.bot_level,
             rules=rules.to_dict(),
         )
+        await self.coord.claim(room)
         room.changed()
+        await self.coord.created(room)
         if msg.start:
             await room.start(pl)
         else:
             room.resync(pl)
         return room
 
-    async def _join(self, pl: Player, conn: Connection, msg: p.Join) -> None:
+    async def _join(self, pl: Player, conn: Peer, msg: p.Join) -> None:
         if pl.room is not None:
             if pl.room.code == msg.room:
                 pl.room.resync(pl)
@@ -426,30 +474,40 @@ class Hub:
             )
         room = self.rooms.get(msg.room)
         if room is None:
+            if await self.coord.join_elsewhere(conn, pl, msg):
+                return
             raise p.ProtocolError(p.Code.NO_SUCH_ROOM, "no room has that invite code", "join")
         if room.passphrase is not None:
-            wait = self.throttle.wait(conn.address, room.code)
-            if wait > 0:
-                raise p.ProtocolError(
-                    p.Code.THROTTLED,
-                    f"too many wrong passphrases: try again in {wait:.1f} s",
-                    "join",
-                    round(wait, 2),
-                )
-            ok = await asyncio.to_thread(room.check_passphrase, msg.passphrase)
-            if not ok:
-                delay = self.throttle.failed(conn.address, room.code)
-                log.warning("wrong_passphrase", room=room.code, address=conn.address)
-                raise p.ProtocolError(
-                    p.Code.WRONG_PASSPHRASE,
-                    f"wrong passphrase; next try allowed in {delay:.0f} s",
-                    "join",
-                    delay,
-                )
-            self.throttle.succeeded(conn.address, room.code)
+            await self._check_passphrase(room, conn.address, msg.passphrase)
         if room.closed:
             raise p.ProtocolError(p.Code.NO_SUCH_ROOM, "that room has closed", "join")
         room.add_player(pl, msg.seat)
+
+    async def _check_passphrase(self, room: Room, address: str, given: str | None) -> None:
+        """Check a passphrase under the throttle (one attempt at a time per room
+        and per address; docs/protocol.md, "Rooms")."""
+        wait = await self.throttle.begin(room.code, address)
+        if wait > 0:
+            raise p.ProtocolError(
+                p.Code.THROTTLED,
+                f"passphrase attempts are held back (this room or your address): "
+                f"try again in {wait:.1f} s",
+                "join",
+                round(wait, 2),
+            )
+        ok = False
+        try:
+            ok = await asyncio.to_thread(room.check_passphrase, given)
+        finally:
+            delay = await self.throttle.end(room.code, address, ok)
+        if not ok:
+            log.warning("wrong_passphrase", room=room.code, address=address)
+            raise p.ProtocolError(
+                p.Code.WRONG_PASSPHRASE,
+                f"wrong passphrase; next try allowed in {delay:g} s",
+                "join",
+                delay,
+            )
 
     # ------------------------------------------------------------ HTTP helpers
     def http_allowed(self, address: str) -> bool:
@@ -470,6 +528,7 @@ class Hub:
             "connections": len(self.connections),
             "moves": self.moves,
             "uptime": round(time.time() - self.started, 1),
+            **self.coord.health(self.rooms),
         }
 
     def public_rooms(self) -> list[dict[str, Any]]:

@@ -123,6 +123,23 @@ _COALESCE = 0.05
 _writer: _Writer | None = None
 
 
+class _ClientFaults(logging.Filter):
+    """uvicorn logs a text frame that is not UTF-8 as an error with a traceback,
+    then closes with 1007 as RFC 6455 requires.  Any client can send one, and it
+    is no server bug: it becomes one warning line, ``ws_bad_utf8``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.getMessage().startswith("Invalid UTF-8"):
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info, record.exc_text = None, None
+            record.msg, record.args = "ws_bad_utf8", ()
+            record.fields = {"close": 1007}
+        return True
+
+
+_client_faults = _ClientFaults()
+
+
 def configure(level: str = "info", stream: IO[str] | None = None) -> None:
     """Send every log record (ours, uvicorn's, asyncio's) to ``stream`` as JSON.
 
@@ -154,6 +171,7 @@ def configure(level: str = "info", stream: IO[str] | None = None) -> None:
         lg.propagate = True
     # uvicorn logs every WebSocket handshake at info; we log our own ws_open.
     logging.getLogger("uvicorn.error").setLevel(max(logging.WARNING, root.level))
+    logging.getLogger("uvicorn.error").addFilter(_client_faults)
 
 
 def flush() -> None:

@@ -19,11 +19,11 @@ from msgspec import Meta, Struct, field
 
 PROTOCOL_VERSION: Final = 1
 
-#: A display name on the wire: at most 64 code points (12 user-perceived
-#: characters may be many code points: 👨‍👩‍👧 is five).  The rule itself (1-12
-#: characters, no control characters) is ``lobby.check_name``, so that a bad
-#: name gets the specific code ``bad_name`` with a reason.
-Name = Annotated[str, Meta(max_length=64)]
+#: A display name on the wire: any string.  The rule (1-12 user-perceived
+#: characters, at most 64 code points, no control characters) is
+#: ``lobby.check_name``, so that every bad name gets the specific code
+#: ``bad_name`` with a reason (a name that is not a string is ``invalid_message``).
+Name = str
 Token = Annotated[str, Meta(min_length=16, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 RoomCode = Annotated[str, Meta(min_length=8, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
 Passphrase = Annotated[str, Meta(min_length=1, max_length=64)]
@@ -239,6 +239,9 @@ class GameOver(_Server, tag="game_over"):
     durak_name: str | None
     pogony: bool
     cards_left: list[int]
+    #: The finishing order: seats grouped by the moment they went out, first out
+    #: first; the seats still holding cards at the end (the durak) come last.
+    places: list[list[int]]
     #: Where the finished record can be fetched (GameRecord JSON, for kozyr replay).
     record: str | None
 
@@ -289,6 +292,9 @@ class Code:
     ILLEGAL_MOVE = "illegal_move"
     RATE_LIMITED = "rate_limited"
     REPLACED = "replaced"
+    #: Cluster: the room's server cannot be reached right now (it may be moving
+    #: to another process); send the same message again after ``retry_after``.
+    UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
 
 
@@ -322,13 +328,30 @@ def decode(raw: str | bytes) -> ClientMessage:
     from a bad field (three different codes for three different client bugs).
     """
     try:
-        return _decoder.decode(raw)
+        msg = _decoder.decode(raw)
     except msgspec.DecodeError as exc:
         typed_error = str(exc)
+    except RecursionError:
+        # msgspec refuses nesting deeper than the interpreter's recursion limit
+        # (about 1,000 levels) without crashing; no message needs more than 4.
+        raise ProtocolError(Code.INVALID, TOO_DEEP, peek_type(raw)) from None
+    else:
+        free = (
+            msg.action
+            if isinstance(msg, Move)
+            else msg.rules
+            if isinstance(msg, CreateRoom)
+            else None
+        )
+        if free is not None and not nested_within(free, MAX_DEPTH - 1):
+            raise ProtocolError(Code.INVALID, TOO_DEEP, type_of(msg))
+        return msg
     try:
         data = msgspec.json.decode(raw)
     except msgspec.DecodeError as exc:
         raise ProtocolError(Code.BAD_JSON, f"malformed JSON: {exc}") from None
+    except RecursionError:
+        raise ProtocolError(Code.INVALID, TOO_DEEP, peek_type(raw)) from None
     if not isinstance(data, dict):
         raise ProtocolError(Code.INVALID, "a message must be a JSON object")
     kind = data.get("type")
@@ -340,6 +363,52 @@ def decode(raw: str | bytes) -> ClientMessage:
             Code.UNKNOWN_TYPE, f"unknown message type {kind[:40]!r} (known: {known})", kind[:40]
         )
     raise ProtocolError(Code.INVALID, f"invalid {kind!r} message: {typed_error}", kind)
+
+
+#: Arrays and objects a client message may nest (the message object is one;
+#: a move's cards are three).  Deeper ones are refused before any game code
+#: sees them, so nothing recursive (repr, logging) meets a deep value.
+MAX_DEPTH: Final = 8
+TOO_DEEP: Final = f"JSON nested too deeply (at most {MAX_DEPTH} levels)"
+
+
+def nested_within(value: Any, depth: int) -> bool:
+    """True if ``value`` nests at most ``depth`` levels of lists and dicts (the
+    recursion is as deep as ``depth``, never as deep as ``value``)."""
+    if isinstance(value, dict):
+        children: Any = value.values()
+    elif isinstance(value, list):
+        children = value
+    else:
+        return True
+    if depth <= 0:
+        return False
+    for child in children:
+        if isinstance(child, _CONTAINERS) and not nested_within(child, depth - 1):
+            return False
+    return True
+
+
+_CONTAINERS = (dict, list)
+
+
+class _Typed(Struct):
+    """Any message, read for its ``type`` only (other fields are skipped)."""
+
+    type: str
+
+
+_peek = msgspec.json.Decoder(_Typed)
+
+
+def peek_type(raw: str | bytes) -> str | None:
+    """The ``type`` of a message without validating it (for the ``ref`` of an
+    error about a message that is refused whole), or None if it has none."""
+    try:
+        kind = _peek.decode(raw).type
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    return kind[:40]
 
 
 def encode(message: ServerMessage) -> bytes:

@@ -36,11 +36,11 @@ from kozyr.engine.view import view_of
 from . import logging as log
 from . import protocol as p
 from .game_session import Applied, GameSession
+from .store import Fence, Fenced
 from .timers import Timer
 
 if TYPE_CHECKING:
-    from .connection import Connection
-    from .lobby import Hub
+    from .ports import Peer, RoomHost
 
 RoomStateName = Literal["lobby", "playing", "over"]
 _PBKDF2_ROUNDS = 100_000
@@ -52,7 +52,7 @@ class Player:
 
     key: str
     name: str
-    conn: Connection | None = None
+    conn: Peer | None = None
     room: Room | None = None
 
     @property
@@ -92,7 +92,7 @@ def hash_passphrase(passphrase: str, salt: bytes) -> bytes:
 
 @dataclass(eq=False)
 class Room:
-    hub: Hub
+    hub: RoomHost
     code: str
     rules: Rules
     move_time: int | None
@@ -113,6 +113,9 @@ class Room:
     closed: bool = False
     idle_since: float = field(default_factory=time.monotonic)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    #: Cluster mode: this process's fencing token for the room (every write
+    #: carries it; None on a single process).
+    fence: Fence | None = None
     _turn_timer: Timer | None = None
     _turn_task: asyncio.Task[None] | None = None
     _paused: bool = False
@@ -234,6 +237,7 @@ class Room:
             durak_name=durak.player.name if durak and durak.player else None,
             pogony=res.pogony,
             cards_left=g.cards_left(),
+            places=g.places(),
             record=f"/api/games/{g.game_id}" if g.game_id is not None else None,
         )
 
@@ -387,7 +391,8 @@ class Room:
 
     def changed(self) -> None:
         """Persist the room's settings and seats (queued, in order)."""
-        self.hub.store.save_room(self.code, self.state, self.to_store(), self.closed)
+        self.hub.store.save_room(self.code, self.state, self.to_store(), self.closed, self.fence)
+        self.hub.coord.room_changed(self)
 
     def to_store(self) -> dict[str, Any]:
         return {
@@ -478,6 +483,10 @@ class Room:
             await self._start()
 
     def back_to_room(self, player: Player) -> None:
+        if self.seat_of(player) is None:
+            raise p.ProtocolError(
+                p.Code.NOT_SEATED, "only a seated player can take the table back to the room"
+            )
         if self.state != "over":
             raise p.ProtocolError(p.Code.WRONG_STATE, "the game is not over")
         self.state = "lobby"
@@ -510,7 +519,9 @@ class Room:
         }
         g = GameSession.deal(self.rules, self.game_no + 1, self.next_version, self.last_durak, meta)
         store = self.hub.store
-        g.game_id = await store.create_game(self.code, g.game_no, g.base_version, g.header())
+        g.game_id = await store.create_game(
+            self.code, g.game_no, g.base_version, g.header(), self.fence
+        )
         self.game, self.game_no, self.state = g, g.game_no, "playing"
         self._last_move_at = asyncio.get_running_loop().time()
         self.changed()
@@ -576,7 +587,12 @@ class Room:
         if g.game_id is not None:
             try:
                 idx = len(g.record.actions) - 1
-                await self.hub.store.add_move(g.game_id, idx, action_json)
+                await self.hub.store.add_move(g.game_id, idx, action_json, self.fence)
+            except Fenced:
+                # Another process owns the room now: this move never happened
+                # (it is not stored, so it must not be shown either).
+                self.hub.coord.lost(self)
+                return
             except Exception as exc:
                 log.error("store_move_failed", room=self.code, error=repr(exc))
         # Bots are paced from the moment people see this move (after the store
@@ -585,6 +601,8 @@ class Room:
         if applied.over:
             self._cancel_turn()
             await self.finish()
+            if self.closed:  # the finish was refused: another process owns the room
+                return
         else:
             self._schedule_turn()
         self._broadcast_move(applied, by, action_json)
@@ -640,8 +658,11 @@ class Room:
         if g.game_id is not None:
             try:
                 await self.hub.store.finish_game(
-                    g.game_id, g.record.to_json(res.to_json()), "finished", outcomes
+                    g.game_id, g.record.to_json(res.to_json()), "finished", outcomes, self.fence
                 )
+            except Fenced:
+                self.hub.coord.lost(self)
+                return
             except Exception as exc:
                 log.error("store_finish_failed", room=self.code, error=repr(exc))
         self.changed()

@@ -50,7 +50,9 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine, make_url
@@ -80,6 +82,11 @@ rooms = Table(
     #: Room settings and seats as JSON (see rooms.Room.to_store).
     Column("data", Text, nullable=False),
     Column("updated_at", Float, nullable=False),
+    #: Cluster mode: the highest fencing token that wrote this room (a write
+    #: with a lower one is refused), and the position in the room's inbox
+    #: stream up to which messages are applied (docs/architecture.md).
+    Column("fence", Integer, nullable=False, default=0, server_default="0"),
+    Column("inbox_pos", String(40)),
 )
 
 games = Table(
@@ -153,6 +160,73 @@ def make_engine(url: str) -> Engine:
     return engine
 
 
+class Fenced(Exception):
+    """A write of a room by a process whose fencing token is no longer the
+    highest: another process owns the room now (cluster mode)."""
+
+
+class Fence:
+    """What a room's writes carry in cluster mode: its code, the owner's fencing
+    token, and the inbox position applied so far.  Every write checks the token
+    in the same transaction (:func:`_check_fence`); ``on_refused`` runs on the
+    event loop when a write that nobody awaits (``save_room``) is refused."""
+
+    __slots__ = ("code", "loop", "on_refused", "pos", "token")
+
+    def __init__(
+        self,
+        code: str,
+        token: int,
+        pos: str | None = None,
+        on_refused: Callable[[], None] | None = None,
+    ) -> None:
+        self.code = code
+        self.token = token
+        self.pos = pos
+        self.on_refused = on_refused
+        self.loop: asyncio.AbstractEventLoop | None = None
+        with contextlib.suppress(RuntimeError):  # made outside a loop: no callback
+            self.loop = asyncio.get_running_loop()
+
+    def refused(self) -> None:
+        if self.on_refused is not None and self.loop is not None:
+            self.loop.call_soon_threadsafe(self.on_refused)
+
+
+def _check_fence(conn: Connection, fence: Fence) -> None:
+    """Raise :class:`Fenced` unless ``fence`` holds the room's highest token.
+
+    The UPDATE locks the row until the transaction ends, so a takeover's bump
+    of the token (:meth:`Store.claim_room`) and this write are serialised: a
+    write either commits before the takeover or is refused after it."""
+    values: dict[str, Any] = {"fence": fence.token}
+    if fence.pos is not None:
+        values["inbox_pos"] = fence.pos
+    done = conn.execute(
+        update(rooms).where(rooms.c.code == fence.code, rooms.c.fence <= fence.token).values(values)
+    )
+    if not done.rowcount:
+        raise Fenced(f"room {fence.code}: token {fence.token} is not the newest")
+
+
+#: Key of the PostgreSQL advisory lock held while the schema is created or
+#: migrated, so processes starting together on an empty database take turns.
+_SCHEMA_LOCK = 0x6B6F7A7972
+
+
+def create_schema(engine: Engine) -> None:
+    """Create missing tables and add missing columns (safe under concurrent start)."""
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _SCHEMA_LOCK})
+        metadata.create_all(conn)
+        have = {c["name"] for c in inspect(conn).get_columns("rooms")}
+        if "fence" not in have:
+            conn.execute(text("ALTER TABLE rooms ADD COLUMN fence INTEGER NOT NULL DEFAULT 0"))
+        if "inbox_pos" not in have:
+            conn.execute(text("ALTER TABLE rooms ADD COLUMN inbox_pos VARCHAR(40)"))
+
+
 @dataclass(slots=True)
 class _MoveRow:
     """The hot-path job: one ``moves`` row, answered on the event loop."""
@@ -204,7 +278,7 @@ class Store:
 
     # ------------------------------------------------------------ the thread
     def start(self) -> None:
-        metadata.create_all(self.engine)
+        create_schema(self.engine)
         self._thread.start()
 
     def _run(self) -> None:
@@ -236,12 +310,14 @@ class Store:
             self._conn = self.engine.connect()
         return self._conn
 
-    def _run_batch(self, batch: list[_Job]) -> None:
+    def _run_batch(self, batch: list[_Job], retry: bool = True) -> None:
         """Run every job in one transaction (group commit); if one fails, run
-        them one by one so only the failing job reports the error."""
+        them one by one so only the failing job reports the error.  A failed
+        batch first runs once more on a new connection, in case the old one was
+        lost (the database restarted: the pool's pre-ping no longer sees it)."""
         only_moves = [job for job in batch if isinstance(job, _MoveRow)]
         if len(only_moves) == len(batch):
-            self._run_moves(only_moves)
+            self._run_moves(only_moves, retry)
             return
         out: list[Any] = []
         rows: list[Any] = []
@@ -264,17 +340,25 @@ class Store:
                         cur.close()
             self.commits += 1
         except Exception as exc:
-            self._discard_connection()
+            # The transaction was rolled back, so the jobs can run again.  A
+            # fenced write is expected in cluster mode and the connection is fine.
+            if retry and not isinstance(exc, Fenced):
+                self._discard_connection()
+                self._run_batch(batch, retry=False)
+                return
             if len(batch) > 1:
                 for job in batch:
-                    self._run_batch([job])
+                    self._run_batch([job], retry=False)
                 return
-            log.error("store_error", error=repr(exc))
+            if isinstance(exc, Fenced):  # expected after losing a room: not an error
+                log.warning("write_fenced", error=str(exc))
+            else:
+                log.error("store_error", error=repr(exc))
             self._answer(batch, None, exc)
             return
         self._answer(batch, out, None)
 
-    def _run_moves(self, batch: list[_MoveRow]) -> None:
+    def _run_moves(self, batch: list[_MoveRow], retry: bool = True) -> None:
         """The hot path, a batch of moves only: one ``executemany`` and a commit
         straight on the driver's connection (SQLAlchemy's transaction bookkeeping
         cost more than the insert)."""
@@ -293,10 +377,13 @@ class Store:
             if raw is not None:
                 with contextlib.suppress(Exception):
                     raw.rollback()
-            self._discard_connection()
+            self._discard_connection()  # it may be broken: the next batch opens another
+            if retry:
+                self._run_moves(batch, retry=False)
+                return
             if len(batch) > 1:
                 for job in batch:
-                    self._run_moves([job])
+                    self._run_moves([job], retry=False)
                 return
             log.error("store_error", error=repr(exc))
             self._answer(list(batch), None, exc)
@@ -365,18 +452,94 @@ class Store:
         return await self.call(job)
 
     # ------------------------------------------------------------ rooms
-    def save_room(self, code: str, state: str, data: dict[str, Any], closed: bool = False) -> None:
+    def save_room(
+        self,
+        code: str,
+        state: str,
+        data: dict[str, Any],
+        closed: bool = False,
+        fence: Fence | None = None,
+    ) -> None:
         """Queue an upsert of the room (not awaited: the queue keeps the order)."""
-        text = _dumps(data)
+        data_text = _dumps(data)
         now = time.time()
 
         def job(conn: Connection) -> None:
-            values = {"state": state, "closed": closed, "data": text, "updated_at": now}
-            done = conn.execute(update(rooms).where(rooms.c.code == code).values(**values))
-            if not done.rowcount:
-                conn.execute(insert(rooms).values(code=code, **values))
+            values: dict[str, Any] = {
+                "state": state,
+                "closed": closed,
+                "data": data_text,
+                "updated_at": now,
+            }
+            query = update(rooms).where(rooms.c.code == code)
+            if fence is not None:
+                query = query.where(rooms.c.fence <= fence.token)
+                values["fence"] = fence.token
+                if fence.pos is not None:
+                    values["inbox_pos"] = fence.pos
+            done = conn.execute(query.values(**values))
+            if done.rowcount:
+                return
+            if fence is not None:
+                exists = conn.execute(select(rooms.c.fence).where(rooms.c.code == code)).first()
+                if exists is not None:
+                    raise Fenced(f"room {code}: token {fence.token} is not the newest")
+            conn.execute(insert(rooms).values(code=code, **values))
 
-        self.submit(job)
+        fut = self.submit(job)
+        if fence is not None:
+            fut.add_done_callback(lambda f: _refused_callback(f, fence))
+
+    async def claim_room(self, code: str) -> tuple[int, str | None, dict[str, Any]] | None:
+        """Take a room over (cluster mode): raise its fencing token by one.
+        (new token, inbox position, data), or None if the room is closed or unknown."""
+
+        def job(conn: Connection) -> tuple[int, str | None, str] | None:
+            row = conn.execute(
+                update(rooms)
+                .where(rooms.c.code == code, rooms.c.closed.is_(False))
+                .values(fence=rooms.c.fence + 1)
+                .returning(rooms.c.fence, rooms.c.inbox_pos, rooms.c.data)
+            ).first()
+            return None if row is None else (int(row[0]), row[1], str(row[2]))
+
+        found = await self.call(job)
+        if found is None:
+            return None
+        token, pos, data = found
+        return token, pos, json.loads(data)
+
+    async def open_room_codes(self) -> list[str]:
+        def job(conn: Connection) -> list[str]:
+            rows = conn.execute(select(rooms.c.code).where(rooms.c.closed.is_(False))).all()
+            return [str(r[0]) for r in rows]
+
+        return await self.call(job)
+
+    async def room_is_open(self, code: str) -> bool:
+        def job(conn: Connection) -> bool:
+            row = conn.execute(
+                select(rooms.c.code).where(rooms.c.code == code, rooms.c.closed.is_(False))
+            ).first()
+            return row is not None
+
+        return await self.call(job)
+
+    async def room_of_player(self, key: str) -> str | None:
+        """The open room where the player (by token hash) has a seat, if any.
+        (A text search of the seats' JSON: ``key`` is hex, so it is safe in LIKE.)"""
+        if not key.isalnum():
+            return None
+
+        def job(conn: Connection) -> str | None:
+            row = conn.execute(
+                select(rooms.c.code)
+                .where(rooms.c.closed.is_(False), rooms.c.data.like(f'%"{key}"%'))
+                .order_by(rooms.c.updated_at.desc())
+            ).first()
+            return None if row is None else str(row[0])
+
+        return await self.call(job)
 
     async def open_rooms(self) -> list[tuple[str, dict[str, Any]]]:
         def job(conn: Connection) -> list[tuple[str, dict[str, Any]]]:
@@ -389,12 +552,19 @@ class Store:
 
     # ------------------------------------------------------------ games
     async def create_game(
-        self, room: str, game_no: int, base_version: int, header: dict[str, Any]
+        self,
+        room: str,
+        game_no: int,
+        base_version: int,
+        header: dict[str, Any],
+        fence: Fence | None = None,
     ) -> int:
         text = _dumps(header)
         now = time.time()
 
         def job(conn: Connection) -> int:
+            if fence is not None:
+                _check_fence(conn, fence)
             res = conn.execute(
                 insert(games).values(
                     room=room,
@@ -411,14 +581,25 @@ class Store:
 
         return await self.call(job)
 
-    async def add_move(self, game_id: int, idx: int, action: dict[str, Any]) -> None:
+    async def add_move(
+        self, game_id: int, idx: int, action: dict[str, Any], fence: Fence | None = None
+    ) -> None:
         """Append one action to a game in progress (returns once committed)."""
+        if fence is not None:
+            row = {"game_id": game_id, "idx": idx, "action": _dumps(action), "at": time.time()}
+
+            def job(conn: Connection) -> None:
+                _check_fence(conn, fence)
+                conn.execute(insert(moves).values(row))
+
+            await self.call(job)
+            return
         values = {"game_id": game_id, "idx": idx, "action": _dumps(action), "at": time.time()}
         order = self._move_params
-        row = values if order is None else tuple(values[k] for k in order)
+        fast = values if order is None else tuple(values[k] for k in order)
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
-        self._jobs.put(_MoveRow(row, loop, done))
+        self._jobs.put(_MoveRow(fast, loop, done))
         await done
 
     async def finish_game(
@@ -427,6 +608,7 @@ class Store:
         record: dict[str, Any],
         status: str,
         outcomes: list[tuple[str, str, int, str]],
+        fence: Fence | None = None,
     ) -> None:
         """Store the whole record; ``outcomes`` are (player key, name, level, outcome)."""
         text = _dumps(record)
@@ -434,6 +616,8 @@ class Store:
         now = time.time()
 
         def job(conn: Connection) -> None:
+            if fence is not None:
+                _check_fence(conn, fence)
             conn.execute(
                 update(games)
                 .where(games.c.id == game_id)
@@ -448,8 +632,10 @@ class Store:
 
         await self.call(job)
 
-    async def abandon_game(self, game_id: int) -> None:
+    async def abandon_game(self, game_id: int, fence: Fence | None = None) -> None:
         def job(conn: Connection) -> None:
+            if fence is not None:
+                _check_fence(conn, fence)
             conn.execute(
                 update(games)
                 .where(games.c.id == game_id, games.c.status == "playing")
@@ -512,3 +698,8 @@ class Store:
             entry["games"] += n
             entry[outcome] = entry.get(outcome, 0) + n
         return dict(sorted(out.items()))
+
+
+def _refused_callback(fut: Future[Any], fence: Fence) -> None:
+    if not fut.cancelled() and isinstance(fut.exception(), Fenced):
+        fence.refused()

@@ -5,12 +5,15 @@
 // connection per person on this device, all seated in one private room on the
 // server, and shows one seat at a time behind a privacy screen (see README.md).
 
-import { $, $$, fill, h } from "./dom.js";
+import { $, $$, fill, h, prefersReducedMotion } from "./dom.js";
 import { LANGUAGES, applyI18n, pickLanguage, setLanguage, t } from "./i18n.js";
 import { Conn } from "./net.js";
+import { registerWorker } from "./pwa.js";
 import { rulesForm, summary } from "./rules.js";
+import { frameSounds, setupSoundToggle, sound } from "./sound.js";
 import { autoLevel, recordAuto, store } from "./store.js";
-import { TableView, seatName } from "./table.js";
+import { cardSVG } from "./cards.js";
+import { TableView, cardShort, seatName } from "./table.js";
 
 const S = {
   mode: "online", // "online" | "pnp"
@@ -30,6 +33,13 @@ const S = {
   passing: new Set(), // pass and play: seats whose last-call "Continue" is still to be sent
   passSentAt: null, // the version the last of those passes answered
   afterLastCall: false, // pass and play: a last call just ended (the device was shared)
+  // Pass and play, hand-offs (README "Pass and play: hand-offs"):
+  handoffs: 0, // privacy screens shown this game (the tests count them)
+  log: [], // this game's events in order: the privacy screen's "what happened"
+  viewAt: new Map(), // version -> {phase, defender} of that frame (to word the events)
+  seenUpTo: new Map(), // seat -> the last version its player saw with their cards up
+  thenPass: new Set(), // seats that chose "Then pass": passed for until the round ends
+  autoSentAt: null, // the version the device last answered by itself
 };
 
 const table = new TableView({
@@ -42,6 +52,7 @@ const table = new TableView({
   },
   leave: () => leaveRoom(),
   announce: (text, urgent) => announce(text, urgent),
+  extraActions: () => thenPassToggle(),
 });
 const forms = {};
 
@@ -609,8 +620,11 @@ function renderTable() {
     local: pnp ? localSeats() : null,
     shared: pnp,
   });
+  frameSounds({ frame, event: S.events.get(frame.version) || null });
   $("#table").classList.toggle("concealed", pnp && !S.revealed && !lastCall);
   $("#table").classList.toggle("hand-hidden", lastCall);
+  if (pnp && lastCall) for (const seat of S.frames.keys()) S.seenUpTo.set(seat, frame.version);
+  else if (pnp && S.revealed && S.shownSeat !== null) S.seenUpTo.set(S.shownSeat, frame.version);
   renderPrivacy();
   renderResult(frame);
 }
@@ -640,32 +654,110 @@ function renderResult(frame) {
   }
 }
 
+/** The finishing order as groups of seats (first out first, the durak last):
+ * the server's ``places``, else the final view's ``out`` and the rest. */
+function placesOf(over) {
+  if (Array.isArray(over.places) && over.places.length) return over.places;
+  const out = currentFrame()?.frame.view.out || [];
+  const rest = over.cards_left.map((_, seat) => seat).filter((seat) => !out.includes(seat));
+  return [...out.map((seat) => [seat]), ...(rest.length ? [rest] : [])];
+}
+
+/** The viewer's outcome: "win", "durak", "draw", or null (pass and play, spectators). */
+function outcomeOf(over) {
+  const me = S.mode === "online" && S.you && !S.you.spectator ? S.you.seat : null;
+  const res = over.result || {};
+  if (res.draw) return "draw";
+  if (me === null || me === undefined) return null;
+  return res.durak === me || (res.team || []).includes(me) ? "durak" : "win";
+}
+
+/** The last play of the game's final attack (the sixes of pogony), from the events seen. */
+function lastPlayCards() {
+  const events = S.mode === "pnp" ? S.log : Array.from(S.events.values());
+  for (let i = events.length - 1; i >= 0; i--) {
+    const a = events[i].action;
+    if (["attack", "throw", "transfer"].includes(a.type)) return a.cards || [];
+  }
+  return [];
+}
+
 function fillResult(over) {
   const room = S.room;
-  const me = S.mode === "online" ? S.you && S.you.seat : null;
+  const me = S.mode === "online" && S.you ? S.you.seat : null;
   const res = over.result || {};
+  const outcome = outcomeOf(over);
+  const losers = new Set(res.draw ? [] : res.team && res.team.length ? res.team : [over.durak]);
+  const name = (seat) => seatName(room, seat);
+  const places = placesOf(over);
+
+  // Your outcome first; at a shared device (or watching) the durak is named.
   let title;
-  if (res.draw) title = t("result.draw");
-  else if (me !== null && me !== undefined && (res.durak === me || (res.team || []).includes(me))) title = t("result.youDurak");
-  else title = t("result.durak", { name: seatName(room, over.durak) });
+  if (outcome === "draw") title = t("result.draw");
+  else if (outcome === "durak") title = t("result.youDurak");
+  else if (outcome === "win") title = t("result.youWon");
+  else title = t("result.durak", { name: name(over.durak) });
   $("#result-title").textContent = title;
+  const dlg = $("#result");
+  dlg.dataset.outcome = outcome || (res.draw ? "draw" : "durak");
+
   const sub = [];
-  if (over.pogony) sub.push(t("result.pogony"));
+  const placeNo = (seat) => 1 + places.findIndex((g) => g.includes(seat));
+  if (outcome === "win") {
+    sub.push(t("result.durak", { name: name(over.durak) }));
+    sub.push(t("result.yourPlace", { n: placeNo(me), total: over.cards_left.length }));
+  } else if (outcome === "durak" || outcome === null) {
+    const first = places[0] && !places[0].some((s) => losers.has(s)) ? places[0] : null;
+    if (first) sub.push(t("result.firstOut", { names: first.map(name).join(", "), n: first.length }));
+  }
   if (res.repetition) sub.push(t("result.repetition"));
-  if (res.team && res.team.length) sub.push(t("result.team", { names: res.team.map((s) => seatName(room, s)).join(", ") }));
-  if (!res.draw && me !== null && me !== undefined && res.durak !== me && !(res.team || []).includes(me)) sub.push(t("result.youWin"));
+  if (res.team && res.team.length) sub.push(t("result.team", { names: res.team.map(name).join(", ") }));
   $("#result-sub").textContent = sub.join(" · ");
+
+  // Pogony: the durak wears the last sixes on the shoulders.
+  const pogony = $("#result-pogony");
+  pogony.hidden = !over.pogony;
+  if (over.pogony) {
+    const sixes = lastPlayCards().filter((c) => c[0] === "6");
+    const text = over.durak === me ? t("result.pogonyYou") : t("result.pogonyName", { name: name(over.durak) });
+    fill(
+      pogony,
+      h("span", { class: "epaulettes", "aria-hidden": "true" }, sixes.map((c) => h("span", { class: "epaulette", html: cardSVG(c) }))),
+      h("span", { class: "pogony-text" }, text, sixes.length ? [" ", h("span", { class: "nowrap" }, `(${sixes.map(cardShort).join("\u00a0")})`)] : null),
+    );
+  }
+
+  // The finishing order: a place per group of seats that went out together.
   fill(
     $("#result-rows"),
-    over.cards_left.map((n, seat) =>
-      h(
-        "tr",
-        { class: seat === over.durak || (res.team || []).includes(seat) ? "durak" : "" },
-        h("td", {}, seatName(room, seat), seat === over.durak ? h("span", { class: "tag tag-durak" }, t("result.durakTag")) : null),
-        h("td", {}, String(n)),
-      ),
+    places.flatMap((group, i) =>
+      group.map((seat) => {
+        const lost = losers.has(seat);
+        const tags = [];
+        if (seat === me) tags.push(h("span", { class: "tag tag-you" }, t("room.you")));
+        if (lost) tags.push(h("span", { class: "tag tag-durak" }, t("result.durakTag")));
+        return h(
+          "tr",
+          { class: `${lost ? "durak" : ""}${seat === me ? " mine" : ""}`.trim(), dataset: { seat: String(seat) } },
+          h("td", { class: "place" }, lost ? "\u2014" : String(i + 1)),
+          h("td", { class: "who" }, h("span", { class: "who-name" }, name(seat)), tags),
+          h("td", { class: "left" }, String(over.cards_left[seat])),
+        );
+      }),
     ),
   );
+
+  // Auto: the ladder's step after this game ("Auto: level 3 → 4").
+  const auto = store.get("autoLast");
+  const autoEl = $("#result-auto");
+  const key = room ? `${room.code}:${over.game}` : null;
+  autoEl.hidden = !(auto && auto.key === key);
+  if (!autoEl.hidden) {
+    autoEl.textContent = auto.to === auto.from ? t("result.autoSame", { n: auto.to }) : t("result.autoChange", { from: auto.from, to: auto.to });
+  }
+
+  celebrate(outcome === "win" || (outcome === null && !res.draw));
+
   const buttons = [];
   const isHost = S.mode === "pnp" || (S.you && S.you.host);
   const seated = S.mode === "pnp" || (S.you && !S.you.spectator);
@@ -676,7 +768,27 @@ function fillResult(over) {
     );
   }
   buttons.push(h("button", { type: "button", class: "ghost", dataset: { action: "leave" }, onclick: leaveRoom }, t("result.leave")));
+  // Redrawn buttons keep the keyboard focus (a late frame refills the dialog).
+  const focused = document.activeElement?.closest?.("#result-actions") ? document.activeElement.dataset.action : null;
   fill($("#result-actions"), buttons);
+  if (focused) $(`#result-actions [data-action="${focused}"]`)?.focus({ preventScroll: true });
+}
+
+/** A short burst of confetti behind the result (none with reduced motion). */
+function celebrate(on) {
+  const box = $("#result-confetti");
+  if (!on || prefersReducedMotion()) {
+    fill(box);
+    return;
+  }
+  if (box.childElementCount) return; // already celebrating this result
+  const colours = ["#e53935", "#fdd835", "#43a047", "#1e88e5", "#8e24aa", "#fb8c00"];
+  fill(
+    box,
+    Array.from({ length: 24 }, (_, i) =>
+      h("i", { style: `--x:${(i * 37) % 100}%;--d:${(i % 6) * 0.12}s;--r:${(i * 47) % 360}deg;--c:${colours[i % colours.length]}` }),
+    ),
+  );
 }
 
 function hostOrMe() {
@@ -708,12 +820,11 @@ function countAuto(over) {
   const counted = store.get("autoCounted", []);
   if (counted.includes(key)) return;
   store.set("autoCounted", [...counted.slice(-50), key]);
-  const me = S.you && S.you.seat;
-  const res = over.result || {};
-  let outcome = "win";
-  if (res.draw) outcome = "draw";
-  else if (res.durak === me || (res.team || []).includes(me)) outcome = "loss";
-  recordAuto(outcome);
+  const outcome = { win: "win", durak: "loss", draw: "draw" }[outcomeOf(over)];
+  if (!outcome) return;
+  const from = autoLevel();
+  const to = recordAuto(outcome);
+  store.set("autoLast", { key, from, to }); // the result screen's "Auto: level 3 → 4"
   renderLevelOptions();
 }
 
@@ -731,9 +842,93 @@ function renderPrivacy() {
     return;
   }
   $("#privacy-title").textContent = seatName(S.room, S.shownSeat);
+  const since = sinceLastTurn(S.shownSeat);
+  $("#privacy-last").textContent = since;
+  $("#privacy-last").hidden = !since;
   const wasHidden = el.hidden;
   el.hidden = false;
-  if (wasHidden) $("#privacy-reveal").focus();
+  if (wasHidden) {
+    S.handoffs += 1;
+    $("#privacy-reveal").focus();
+  }
+}
+
+/** What happened since ``seat``'s player last saw their cards: "Anna led 7♠;
+ * Boris covered 7♠ with 9♠; Anna threw in 7♥". Only what the events say, and
+ * they carry played cards and draw counts, never a hidden card. */
+function sinceLastTurn(seat) {
+  const from = S.seenUpTo.has(seat) ? S.seenUpTo.get(seat) : -Infinity;
+  const parts = S.log.filter((ev) => ev.version > from).flatMap(describeEvent);
+  const MAX = 10;
+  const shown = parts.length > MAX ? ["\u2026", ...parts.slice(-MAX)] : parts;
+  return shown.join("; ");
+}
+
+function describeEvent(ev) {
+  const a = ev.action;
+  const name = (seat) => seatName(S.room, seat);
+  const before = S.viewAt.get(ev.version - 1) || {};
+  const parts = [];
+  if (a.type === "accuse") {
+    const acc = ev.accusation;
+    if (acc) {
+      const key = acc.verdict === "caught" ? "caught" : "fair";
+      parts.push(t(`table.acc.${key}`, { accuser: name(ev.seat), cheater: name(acc.player), card: cardShort(acc.card) }));
+    }
+  } else if (!(a.type === "pass" && before.phase === "last_call")) {
+    const cards = (a.cards || (a.card ? [a.card] : [])).map(cardShort).join(" ");
+    parts.push(t(`pnp.ev.${a.type}`, { who: name(ev.seat), cards, target: a.target ? cardShort(a.target) : "" }));
+  }
+  if (ev.round_end === "bito") parts.push(t("pnp.ev.bito"));
+  if (ev.round_end === "took") parts.push(t("pnp.ev.took", { who: name(before.defender ?? ev.seat) }));
+  return parts;
+}
+
+/** Pass and play: "Then pass", a toggle beside the moves of a player who leads
+ * or throws in: after this move the device passes for them until the round
+ * ends (their choice, made once a round, instead of a hand-off per Pass). */
+function thenPassToggle() {
+  if (S.mode !== "pnp" || !S.revealed || S.shownSeat === null) return [];
+  const f = currentFrame()?.frame;
+  if (!f || f.to_move !== S.shownSeat || !["lead", "throw"].includes(f.view.phase)) return [];
+  const on = S.thenPass.has(S.shownSeat);
+  return [
+    h(
+      "button",
+      {
+        type: "button",
+        class: `act then-pass${on ? " on" : ""}`,
+        "aria-pressed": String(on),
+        title: t("pnp.thenPassHint"),
+        dataset: { action: "then-pass" },
+        onclick: () => {
+          if (S.thenPass.has(S.shownSeat)) S.thenPass.delete(S.shownSeat);
+          else S.thenPass.add(S.shownSeat);
+          renderTable();
+          $('#actions [data-action="then-pass"]')?.focus({ preventScroll: true });
+        },
+      },
+      t("pnp.thenPass"),
+    ),
+  ];
+}
+
+/** Pass and play: answer for ``seat`` without handing the device over when
+ * the answer is already decided: a Pass its player chose with "Then pass", or
+ * a lead of the last card (a hand of one, as everybody sees, has one lead).
+ * True while such an answer is on its way. */
+function autoMove(seat, version) {
+  if (S.autoSentAt === version) return true;
+  const f = S.frames.get(seat)?.frame;
+  if (!f || f.version !== version) return false;
+  const legal = f.legal || [];
+  let action = null;
+  if (f.view.phase === "throw" && S.thenPass.has(seat)) action = legal.find((a) => a.type === "pass");
+  else if (f.view.phase === "lead" && legal.length === 1 && f.view.hand_counts[seat] === 1) action = legal[0];
+  if (!action) return false;
+  S.autoSentAt = version;
+  S.pnp.conns[seat].send({ type: "move", action, version });
+  return true;
 }
 
 function setupPrivacy() {
@@ -855,6 +1050,7 @@ function handleError(msg, conn) {
   if (msg.code === "replaced") return;
   if (msg.ref === "move" || msg.code === "stale_version" || msg.code === "not_your_turn" || msg.code === "illegal_move") {
     table.moveRefused();
+    S.autoSentAt = null;
     (conn || moveConn()).send({ type: "sync" });
     if (msg.code === "stale_version") return;
   }
@@ -879,7 +1075,12 @@ function handleError(msg, conn) {
 function onState(state, conn) {
   if (S.mode === "pnp" && conn !== S.pnp.conns[0]) return;
   if (state === "open") banner(null);
-  else if (state === "reconnecting") banner(t("ui.reconnecting"));
+  else if (state === "reconnecting") {
+    banner(t("ui.reconnecting"));
+    // No server (offline, the app opened from its cache): the start screen
+    // rather than "Connecting…" for ever; a welcome later puts the seat back.
+    if (document.body.dataset.screen === "loading" && !S.room) show("start");
+  }
   else if (state === "replaced") {
     banner(
       t("ui.replaced"),
@@ -927,13 +1128,19 @@ function pnpMessage(msg, conn) {
       }
       break;
     case "game":
+      if (S.pnpGame !== msg.game) newPnpGame(msg.game);
       S.frames.set(seat, { frame: msg, receivedAt: performance.now() });
+      S.viewAt.set(msg.version, { phase: msg.view.phase, defender: msg.view.defender, toMove: msg.to_move });
       if (S.over && S.over.game !== msg.game) S.over = null;
       pnpUpdate();
       break;
     case "event":
-      if (seat === (S.shownSeat ?? 0)) S.events.set(msg.version, msg);
+      // Every connection hears every event (they are public): keep one of each.
+      if (S.events.has(msg.version)) break;
+      S.events.set(msg.version, msg);
       if (S.events.size > 50) S.events.delete(S.events.keys().next().value);
+      S.log.push(msg);
+      if (msg.round_end) S.thenPass.clear(); // "Then pass" lasts one round
       break;
     case "game_over":
       if (seat === 0) {
@@ -949,6 +1156,17 @@ function pnpMessage(msg, conn) {
     default:
       break;
   }
+}
+
+/** A new game at a pass-and-play table: the hand-off bookkeeping starts afresh. */
+function newPnpGame(game) {
+  S.pnpGame = game;
+  S.handoffs = 0;
+  S.log = [];
+  S.viewAt.clear();
+  S.seenUpTo.clear();
+  S.thenPass.clear();
+  S.autoSentAt = null;
 }
 
 function pnpUpdate() {
@@ -974,7 +1192,8 @@ function pnpUpdate() {
   const ready = toMove !== null && toMove !== undefined && S.frames.get(toMove)?.frame.version === latest.frame.version;
   const switchNow = S.shownSeat === null || S.afterLastCall; // no cards of anybody's are showing
   if (!lastCall && ready) S.afterLastCall = false;
-  if (!lastCall && ready && toMove !== S.shownSeat && S.nextSeat !== toMove) {
+  const auto = !lastCall && ready && autoMove(toMove, latest.frame.version);
+  if (!auto && !lastCall && ready && toMove !== S.shownSeat && S.nextSeat !== toMove) {
     S.nextSeat = toMove;
     clearTimeout(S.switchTimer);
     const swap = () => {
@@ -1048,6 +1267,7 @@ async function startPnp() {
   S.resultShownFor = null;
   S.passing.clear();
   S.passSentAt = null;
+  S.pnpGame = null;
   show("loading");
   const conns = names.map((n) => makePnpConn(n, null));
   S.pnp = { conns, names, resuming: false };
@@ -1105,6 +1325,7 @@ function exitPnp(silent = false) {
   S.events.clear();
   S.over = null;
   S.shownSeat = null;
+  S.pnpGame = null;
   S.passing.clear();
   $("#privacy").hidden = true;
   $("#result").hidden = true;
@@ -1117,6 +1338,7 @@ async function changeLanguage(code) {
   store.set("lang", code);
   await setLanguage(code);
   $("#lang-select").value = code;
+  setHowtoLink(code);
   for (const f of Object.values(forms)) f.refresh();
   renderLevelOptions();
   renderPnpNamesLabels();
@@ -1142,6 +1364,11 @@ function renderGuestName() {
   fieldError($("#player-name"), null);
 }
 
+/** The start screen's "How to play" opens the page in the language in use. */
+function setHowtoLink(code) {
+  $("#howto-link").href = `howto/${code}.html`;
+}
+
 function setTheme(theme) {
   document.documentElement.dataset.theme = theme;
   $("#theme-select").value = theme;
@@ -1156,6 +1383,9 @@ async function main() {
   $("#lang-select").addEventListener("change", (ev) => changeLanguage(ev.target.value));
   setTheme(store.get("theme") === "midnight" ? "midnight" : "classic");
   $("#theme-select").addEventListener("change", (ev) => setTheme(ev.target.value));
+  setHowtoLink(lang);
+  setupSoundToggle($("#sound-toggle"));
+  registerWorker();
   setupStart();
   setupRoom();
   setupPrivacy();
@@ -1183,5 +1413,5 @@ async function main() {
   openMain(name);
 }
 
-window.kozyr = { state: S, table, show, fillResult, checkName, languages: LANGUAGES }; // for debugging and tests
+window.kozyr = { state: S, table, sound, show, fillResult, checkName, languages: LANGUAGES }; // for debugging and tests
 main();

@@ -85,6 +85,7 @@ export class TableView {
    * @param {() => void} hooks.leave
    * @param {(text: string, urgent?: boolean) => void} hooks.announce  (urgent: an accusation's verdict)
    * @param {(seats: number[]) => void} [hooks.lastCall]  pass & play: "Continue" for these seats
+   * @param {() => Element[]} [hooks.extraActions]  pass & play: the "Then pass" toggle, after the moves
    */
   constructor(hooks) {
     this.hooks = hooks;
@@ -683,6 +684,7 @@ export class TableView {
       }
       if (this.cheatActions.length) buttons.push(this.cheatToggle());
     }
+    if (this.hooks.extraActions && !this.accuseChoice && turn.length) buttons.push(...this.hooks.extraActions());
     fill(this.el.actions, buttons);
     this.el.actions.classList.toggle("choosing", Boolean(sel.length || this.accuseChoice));
     this.el.table.dataset.canAct = String(turn.length > 0 || this.lastCallSeats().length > 0);

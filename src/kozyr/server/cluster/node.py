@@ -1,0 +1,662 @@
+"""One server process in a cluster: owns some rooms, holds some sockets.
+
+docs/architecture.md ("The cluster") explains the design; in short:
+
+* **Ownership.** A room lives in the memory of one process, its owner, which
+  holds the lease ``kz:lease:<room>`` (value ``<node>:<token>``, renewed every
+  quarter of the lease).  The fencing token comes from the database
+  (:meth:`Store.claim_room` raises it by one per takeover) and every write of
+  the room checks it in the same transaction, so a stalled former owner can
+  never write once another has taken over; it drops the room when a write is
+  refused or when it sees somebody else's lease.
+* **Inbox.** Whatever a client on any process asks of a room is appended to
+  the room's stream ``kz:in:<room>``; the owner reads the streams of its rooms
+  in order, and stores how far it got (``rooms.inbox_pos``) with the room's
+  writes, so a new owner goes on from there: nothing is lost, and a message
+  handled twice is refused the second time (a move by its version).
+* **Frames.** The owner sends each frame to the process holding that socket
+  only, on that process's channel ``kz:node:<node>`` (see :mod:`.remote`).
+* **Takeover.** Every process scans the open rooms (database) for a missing
+  lease; one missing for a little while is taken (``SET NX``), loaded from the
+  database, its timers and bots resumed.  Processes holding sockets of the
+  room notice the new owner and attach their sockets to it again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import secrets
+import socket
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from .. import logging as log
+from .. import protocol as p
+from ..connection import Connection
+from ..ports import Coordinator, Peer
+from ..store import Fence, Fenced
+from .remote import Item, Outbox, RemoteConn, decode_batch, encode_batch, node_channel
+
+if TYPE_CHECKING:
+    from ..lobby import Hub
+    from ..rooms import Room
+
+#: Renew our lease (1), take it again if Redis lost it (2), or report that
+#: somebody else holds it (0).
+_RENEW = """
+local v = redis.call('GET', KEYS[1])
+if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 2 end
+return 0
+"""
+#: Replace our value by another (or delete it, when ARGV[2] is empty).
+_SWAP = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then redis.call('DEL', KEYS[1]) return 1 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+"""
+
+INFO_KEY = "kz:info"
+
+
+def lease_key(code: str) -> str:
+    return f"kz:lease:{code}"
+
+
+def inbox_key(code: str) -> str:
+    return f"kz:in:{code}"
+
+
+@dataclass
+class Owned:
+    """A room this process owns."""
+
+    fence: Fence
+    #: The lease's value: ``<node>:<token>``.
+    value: str
+    #: The last stream id read (handed to the worker, maybe not handled yet).
+    read_id: str
+    queue: asyncio.Queue[tuple[str, bytes]] = field(default_factory=asyncio.Queue)
+    worker: asyncio.Task[None] | None = None
+
+
+class ClusterNode(Coordinator):
+    """The :class:`~kozyr.server.ports.Coordinator` of a process in a cluster."""
+
+    def __init__(self, hub: Hub, url: str, lease: float = 2.0) -> None:
+        self.hub = hub
+        self.node = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
+        self.lease = lease
+        self.lease_ms = int(lease * 1000)
+        self.redis: Redis = Redis.from_url(
+            url,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError],
+            socket_connect_timeout=2,
+            socket_timeout=5,
+            health_check_interval=2,
+        )
+        self._renew = self.redis.register_script(_RENEW)
+        self._swap = self.redis.register_script(_SWAP)
+        self.owned: dict[str, Owned] = {}
+        #: Sockets of other processes, by (node, their id).
+        self.remotes: dict[tuple[str, int], RemoteConn] = {}
+        #: Local sockets whose player is in a room owned elsewhere: room code.
+        self.attached: dict[Peer, str] = {}
+        #: Local sockets by id (frames from other processes name them by id).
+        self.local: dict[int, Peer] = {}
+        self.owners_seen: dict[str, str] = {}
+        self.missing_since: dict[str, float] = {}
+        self.broken: set[str] = set()
+        self.outbox = Outbox(self._publish)
+        self._dirty: set[str] = set()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._warned: dict[str, float] = {}
+
+    # ------------------------------------------------------------ lifecycle
+    async def start(self) -> None:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                await self.redis.ping()
+                break
+            except RedisError as exc:
+                if time.monotonic() > deadline:
+                    raise
+                self._warn("cluster_redis_unreachable", error=repr(exc))
+                await asyncio.sleep(0.5)
+        self.outbox.start()
+        loop = asyncio.get_running_loop()
+        for coro, name in (
+            (self._inbox_loop(), "inbox"),
+            (self._edge_loop(), "edge"),
+            (self._renew_loop(), "renew"),
+            (self._scan_loop(), "scan"),
+            (self._watch_loop(), "watch"),
+        ):
+            self._tasks.append(loop.create_task(coro, name=f"cluster-{name}"))
+        log.event("cluster_joined", node=self.node, lease=self.lease)
+
+    async def stop(self) -> None:
+        """Stop the loops and give up every lease (others take the rooms over at once)."""
+        for task in self._tasks:
+            task.cancel()
+        self.outbox.stop()
+        for o in self.owned.values():
+            if o.worker is not None:
+                o.worker.cancel()
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for code, o in self.owned.items():
+                    await self._swap(keys=[lease_key(code)], args=[o.value, "", 0], client=pipe)
+                await pipe.execute()
+        except RedisError as exc:
+            log.warning("cluster_release_failed", error=repr(exc))
+        await self.redis.aclose()
+
+    def _warn(self, event: str, **fields: Any) -> None:
+        """A warning at most once a second per kind (Redis down would flood the log)."""
+        now = time.monotonic()
+        if now - self._warned.get(event, 0.0) >= 1.0:
+            self._warned[event] = now
+            log.warning(event, **fields)
+
+    # ------------------------------------------------------------ Coordinator hooks
+    async def claim(self, room: Room) -> None:
+        fence = Fence(room.code, 1, None, lambda: self._lost_code(room.code))
+        room.fence = fence
+        value = f"{self.node}:1"
+        try:
+            await self.redis.set(lease_key(room.code), value, px=self.lease_ms, nx=True)
+        except RedisError as exc:  # the renew loop takes the lease when Redis is back
+            self._warn("cluster_lease_failed", error=repr(exc))
+        self._own(room.code, fence, value, "0-0")
+
+    async def created(self, room: Room) -> None:
+        # The store's queue is first in, first out: once this no-op is done,
+        # the room's first save is committed.
+        await self.hub.store.call(lambda _conn: None)
+
+    def room_changed(self, room: Room) -> None:
+        self._dirty.add(room.code)
+        self.outbox.poke()
+
+    def room_closed(self, room: Room) -> None:
+        o = self._disown(room.code)
+        self._dirty.discard(room.code)
+        self.hub.tasks.spawn(self._forget_room(room.code, o), f"forget-{room.code}")
+
+    async def _forget_room(self, code: str, o: Owned | None) -> None:
+        try:
+            await self.redis.hdel(INFO_KEY, code)
+            await self.redis.delete(inbox_key(code))
+            if o is not None:
+                await self._swap(keys=[lease_key(code)], args=[o.value, "", 0])
+        except RedisError as exc:
+            self._warn("cluster_forget_failed", error=repr(exc))
+
+    def lost(self, room: Room) -> None:
+        """Another process owns the room now: drop it without writing anything;
+        local sockets of its players attach to the new owner."""
+        code = room.code
+        if self.hub.rooms.get(code) is not room:
+            return
+        self._disown(code)
+        room.shutdown()
+        self.hub.rooms.pop(code, None)
+        log.warning("room_lost", room=code, node=self.node)
+        for pl in room.humans():
+            pl.room = None
+            conn = pl.conn
+            if isinstance(conn, RemoteConn):  # its process attaches it to the new owner
+                self.remotes.pop((conn.node, conn.cid), None)
+                pl.conn = None
+                self.hub.forget(pl)
+            elif conn is not None:
+                self.attached[conn] = code
+                self.local[conn.id] = conn
+                self.hub.tasks.spawn(self._entry_out(code, "attach", conn, j=1), "reattach")
+
+    def _lost_code(self, code: str) -> None:
+        room = self.hub.rooms.get(code)
+        if room is not None:
+            self.lost(room)
+
+    async def route(self, conn: Peer, msg: p.ClientMessage) -> bool:
+        code = self.attached.get(conn)
+        if code is None:
+            return False
+        data = msgspec.json.encode(msg).decode()
+        try:
+            await self._entry_out(code, "msg", conn, m=data)
+        except RedisError:
+            raise p.ProtocolError(
+                p.Code.UNAVAILABLE,
+                "the room's server cannot be reached just now; send it again shortly",
+                p.type_of(msg),
+                1.0,
+            ) from None
+        return True
+
+    async def room_elsewhere(self, key: str) -> str | None:
+        code = await self.hub.store.room_of_player(key)
+        return None if code is None or code in self.hub.rooms else code
+
+    async def attach(self, conn: Peer, player: Any, code: str) -> None:
+        self.local[conn.id] = conn
+        self.attached[conn] = code
+        try:
+            await self._entry_out(code, "attach", conn)
+        except RedisError as exc:  # the client's next message attaches it
+            self._warn("cluster_attach_failed", error=repr(exc))
+
+    async def join_elsewhere(self, conn: Peer, player: Any, msg: p.Join) -> bool:
+        # The lease first: it exists from the moment the room is made, while
+        # the room's row may still be queued for the database.
+        try:
+            leased = bool(await self.redis.exists(lease_key(msg.room)))
+        except RedisError:
+            leased = False
+        if not leased and not await self.hub.store.room_is_open(msg.room):
+            return False
+        self.local[conn.id] = conn
+        self.attached[conn] = msg.room
+        await self.route(conn, msg)
+        return True
+
+    def conn_closed(self, conn: Peer) -> None:
+        self.local.pop(conn.id, None)
+        code = self.attached.pop(conn, None)
+        if code is not None and conn.player is not None:
+            self.hub.tasks.spawn(self._send_close(code, conn), "send-close")
+
+    async def _send_close(self, code: str, conn: Peer) -> None:
+        try:
+            await self._entry_out(code, "close", conn)
+        except RedisError as exc:  # the owner's grace timer never starts: the seat waits
+            self._warn("cluster_close_failed", error=repr(exc))
+
+    def health(self, rooms: dict[str, Any]) -> dict[str, Any]:
+        return {"node": self.node, "owned": sorted(self.owned), "attached": len(self.attached)}
+
+    async def public_rooms(self, local: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        try:
+            every = await self.redis.hgetall(INFO_KEY)
+        except RedisError:
+            return local
+        out = []
+        for raw in every.values():
+            info = json.loads(raw)
+            if info.get("visibility") == "public" and info.get("state") == "lobby":
+                out.append(info)
+        return out
+
+    async def room_info(self, code: str) -> dict[str, Any] | None:
+        try:
+            raw = await self.redis.hget(INFO_KEY, code)
+        except RedisError:
+            return None
+        return None if raw is None else dict(json.loads(raw))
+
+    # ------------------------------------------------------------ sending
+    async def _entry_out(self, code: str, kind: str, conn: Peer, **extra: Any) -> None:
+        """Append a message of local socket ``conn`` to room ``code``'s inbox."""
+        pl = conn.player
+        data = {
+            "k": kind,
+            "n": self.node,
+            "c": conn.id,
+            "p": pl.key,
+            "nm": pl.name,
+            "a": conn.address,
+            "b": conn.base_url,
+            "r": code,
+            **extra,
+        }
+        await self.redis.xadd(
+            inbox_key(code), {"d": json.dumps(data)}, maxlen=10_000, approximate=True
+        )
+
+    async def _publish(self, batch: dict[str, list[Item]]) -> None:
+        dirty, self._dirty = self._dirty, set()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for node, items in batch.items():
+                pipe.publish(node_channel(node), encode_batch(items))
+            for code in dirty:
+                room = self.hub.rooms.get(code)
+                if room is not None and not room.closed:
+                    pipe.hset(INFO_KEY, code, msgspec.json.encode(room.info()))
+            await pipe.execute()
+
+    # ------------------------------------------------------------ owning
+    def _own(self, code: str, fence: Fence, value: str, read_id: str) -> None:
+        o = Owned(fence, value, read_id)
+        self.owned[code] = o
+        o.worker = asyncio.get_running_loop().create_task(self._work(code, o), name=f"room-{code}")
+        self.hub.tasks.spawn(self._wake(), "wake")
+
+    def _disown(self, code: str) -> Owned | None:
+        o = self.owned.pop(code, None)
+        if o is not None and o.worker is not None and o.worker is not asyncio.current_task():
+            o.worker.cancel()
+        return o
+
+    async def _wake(self) -> None:
+        """Interrupt the inbox loop's blocking read so it reads the new room too."""
+        with contextlib.suppress(RedisError):
+            await self.redis.xadd(f"kz:wake:{self.node}", {"w": "1"}, maxlen=10)
+
+    async def _take(self, code: str) -> None:
+        """Take over a room whose owner is gone."""
+        key, pending = lease_key(code), f"{self.node}:0"
+        if not await self.redis.set(key, pending, px=self.lease_ms, nx=True):
+            return
+        claimed = await self.hub.store.claim_room(code)
+        if claimed is None:
+            await self._swap(keys=[key], args=[pending, "", 0])
+            return
+        token, pos, data = claimed
+        value = f"{self.node}:{token}"
+        if not await self._swap(keys=[key], args=[pending, value, self.lease_ms]):
+            return  # our lease ran out while claiming: somebody else goes on
+        fence = Fence(code, token, pos, lambda: self._lost_code(code))
+        room = await self.hub.load_room(code, data, fence)
+        if room is None:
+            self.broken.add(code)
+            await self._swap(keys=[key], args=[value, "", 0])
+            return
+        self._own(code, fence, value, pos or "0-0")
+        log.event("room_adopted", room=code, node=self.node, token=token, pos=pos)
+        self._relink(code)
+
+    def _relink(self, code: str) -> None:
+        """Local sockets that were attached to the room's old owner are ours now."""
+        room = self.hub.rooms.get(code)
+        if room is None:
+            return
+        for conn, c in list(self.attached.items()):
+            if c != code:
+                continue
+            del self.attached[conn]
+            pl = conn.player
+            if pl is not None and pl.room is room:
+                pl.conn = conn
+                room.reconnected(pl)
+
+    async def _work(self, code: str, o: Owned) -> None:
+        """Handle the room's inbox in order (one worker per room)."""
+        while self.owned.get(code) is o:
+            eid, raw = await o.queue.get()
+            try:
+                await self._entry_in(code, raw)
+            except Fenced:
+                self._lost_code(code)
+                return
+            except Exception as exc:
+                log.error("cluster_entry_failed", room=code, error=repr(exc))
+            o.fence.pos = eid
+
+    async def _entry_in(self, code: str, raw: bytes) -> None:
+        d = json.loads(raw)
+        peer = self._peer(d)
+        if peer is None:
+            return
+        kind = d["k"]
+        if kind == "close":
+            self._peer_closed(peer)
+            return
+        if isinstance(peer, Connection):
+            self.attached.pop(peer, None)  # its room is here now
+        pl = peer.player
+        if kind == "attach":
+            self._attach(peer, code, bool(d.get("j")))
+        elif kind == "msg":
+            if pl.conn is None:  # a takeover happened before the socket attached again
+                self._attach(peer, code, True)
+            elif pl.conn is not peer:
+                return  # a socket replaced by a newer one of the same player
+            await self._dispatch(peer, d["m"])
+        now = pl.room.code if pl.room is not None else None
+        if isinstance(peer, RemoteConn):
+            if now != d.get("r"):
+                peer.where(now)
+        elif now is not None and now not in self.hub.rooms:
+            self.attached[peer] = now
+
+    def _peer(self, d: dict[str, Any]) -> Peer | None:
+        node, cid = d["n"], int(d["c"])
+        if node == self.node:
+            conn = self.local.get(cid)
+            return conn if conn is not None and conn.player is not None else None
+        rc = self.remotes.get((node, cid))
+        if rc is None:
+            if d["k"] == "close":
+                return None
+            pl = self.hub._player(d["p"], d["nm"])
+            rc = RemoteConn(self.outbox, node, cid, d["a"], d["b"], pl)
+            self.remotes[(node, cid)] = rc
+        return rc
+
+    def _attach(self, peer: Peer, code: str, rejoin: bool) -> None:
+        """``peer`` is the player's socket now (the second half of ``hello``)."""
+        pl = peer.player
+        old = pl.conn
+        if old is not None and old is not peer:
+            old.send(p.Error(code=p.Code.REPLACED, message="you connected from somewhere else"))
+            old.player = None
+            old.close(1000, "replaced by a newer connection")
+            if isinstance(old, RemoteConn):
+                self.remotes.pop((old.node, old.cid), None)
+        pl.conn = peer
+        room = self.hub.rooms.get(code)
+        if pl.room is not None:
+            pl.room.reconnected(pl)
+        elif room is not None and rejoin:
+            room.add_player(pl, None)
+
+    def _peer_closed(self, peer: Peer) -> None:
+        if isinstance(peer, RemoteConn):
+            self.remotes.pop((peer.node, peer.cid), None)
+            peer.closed = True
+        pl = peer.player
+        if pl is None or pl.conn is not peer:
+            return
+        pl.conn = None
+        if pl.room is not None:
+            pl.room.disconnected(pl)
+        if pl.room is None:
+            self.hub.forget(pl)
+
+    async def _dispatch(self, peer: Peer, raw: str) -> None:
+        try:
+            await self.hub.handle(peer, p.decode(raw))
+        except p.ProtocolError as exc:
+            log.event("error", conn=peer.id, code=exc.code, message=exc.message, ref=exc.ref)
+            peer.send(exc.to_message())
+
+    # ------------------------------------------------------------ loops
+    async def _inbox_loop(self) -> None:
+        """Read the inboxes of every owned room; each room's worker handles its own."""
+        wake = f"kz:wake:{self.node}"
+        while True:
+            streams: dict[Any, Any] = {wake: "$"}
+            for code, o in self.owned.items():
+                streams[inbox_key(code)] = o.read_id
+            try:
+                got: Any = await self.redis.xread(streams, count=500, block=1000)
+            except RedisError as exc:
+                self._warn("cluster_inbox_failed", error=repr(exc))
+                await asyncio.sleep(0.3)
+                continue
+            for key, entries in got or []:
+                name = key.decode()
+                if not name.startswith("kz:in:"):
+                    continue
+                owned = self.owned.get(name[6:])
+                if owned is None:
+                    continue
+                for eid, fields in entries:
+                    owned.read_id = eid.decode()
+                    owned.queue.put_nowait((owned.read_id, fields[b"d"]))
+
+    async def _edge_loop(self) -> None:
+        """Receive frames and controls for this process's sockets."""
+        channel = node_channel(self.node)
+        first = True
+        while True:
+            pubsub = self.redis.pubsub()
+            try:
+                await pubsub.subscribe(channel)
+                while True:
+                    msg = await pubsub.get_message(timeout=1.0)
+                    if msg is None:
+                        continue
+                    if msg["type"] == "subscribe":
+                        if not first:  # frames may have been lost meanwhile: resync
+                            self._reattach_all()
+                        first = False
+                    elif msg["type"] == "message":
+                        for item in decode_batch(msg["data"]):
+                            self._deliver(item)
+            except (RedisError, OSError) as exc:
+                self._warn("cluster_channel_failed", error=repr(exc))
+                await asyncio.sleep(0.3)
+            finally:
+                with contextlib.suppress(RedisError, OSError):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    def _deliver(self, item: Item) -> None:
+        kind, cid = item[0], int(item[1])
+        conn = self.local.get(cid)
+        if conn is None:
+            return
+        if kind == "f":
+            conn.send_raw(item[2])
+        elif kind == "x":
+            pl = conn.player
+            self.attached.pop(conn, None)
+            if pl is not None and pl.conn is conn:
+                pl.conn = None
+                self.hub.forget(pl)
+            conn.player = None
+            conn.close(int(item[2]), str(item[3]))
+        elif kind == "w":
+            room = item[2]
+            if room is None or room in self.hub.rooms:
+                self.attached.pop(conn, None)
+            else:
+                self.attached[conn] = room
+
+    def _reattach_all(self) -> None:
+        for conn, code in list(self.attached.items()):
+            self.hub.tasks.spawn(self._reattach(code, conn), "reattach")
+
+    async def _reattach(self, code: str, conn: Peer) -> None:
+        if conn.player is None:
+            return
+        try:
+            await self._entry_out(code, "attach", conn, j=1)
+        except RedisError as exc:
+            self._warn("cluster_attach_failed", error=repr(exc))
+
+    async def _renew_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.lease / 4)
+            items = list(self.owned.items())
+            if not items:
+                continue
+            try:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for code, o in items:
+                        await self._renew(
+                            keys=[lease_key(code)], args=[o.value, self.lease_ms], client=pipe
+                        )
+                    results = await pipe.execute()
+            except RedisError as exc:
+                self._warn("cluster_renew_failed", error=repr(exc))
+                continue
+            for (code, o), res in zip(items, results, strict=True):
+                if self.owned.get(code) is not o:
+                    continue
+                if res == 0:
+                    self._lost_code(code)
+                elif res == 2:
+                    log.event("lease_retaken", room=code, node=self.node)
+
+    async def _scan_loop(self) -> None:
+        """Adopt rooms that nobody owns (their owner died, or shut down)."""
+        while True:
+            await asyncio.sleep(min(0.5, self.lease / 4))
+            try:
+                await self._scan()
+            except (RedisError, OSError) as exc:
+                self._warn("cluster_scan_failed", error=repr(exc))
+            except Exception as exc:
+                log.error("cluster_scan_error", error=repr(exc))
+
+    async def _scan(self) -> None:
+        codes = [
+            c
+            for c in await self.hub.store.open_room_codes()
+            if c not in self.owned and c not in self.broken
+        ]
+        if not codes:
+            return
+        values = await self.redis.mget([lease_key(c) for c in codes])
+        now = time.monotonic()
+        seen = set()
+        for code, value in zip(codes, values, strict=True):
+            seen.add(code)
+            if value is not None:
+                self.missing_since.pop(code, None)
+                continue
+            # Missing for a while, not just between a restarted Redis and the
+            # owner's next renewal: take it.
+            first = self.missing_since.setdefault(code, now)
+            if now - first >= min(0.5, self.lease / 4):
+                self.missing_since.pop(code, None)
+                await self._take(code)
+        for code in list(self.missing_since):
+            if code not in seen:
+                del self.missing_since[code]
+
+    async def _watch_loop(self) -> None:
+        """Notice a new owner of a room our sockets are attached to, and attach
+        them to it (which resyncs the clients)."""
+        while True:
+            await asyncio.sleep(0.3)
+            codes = sorted(set(self.attached.values()))
+            if not codes:
+                continue
+            try:
+                values: list[Any] = await self.redis.mget([lease_key(c) for c in codes])
+            except RedisError as exc:
+                self._warn("cluster_watch_failed", error=repr(exc))
+                continue
+            for code, value in zip(codes, values, strict=True):
+                if value is None:
+                    continue
+                owner = value.decode().rsplit(":", 1)[0]
+                before = self.owners_seen.get(code)
+                self.owners_seen[code] = owner
+                if before is None or before == owner:
+                    continue
+                if owner == self.node:
+                    self._relink(code)
+                else:
+                    for conn, c in list(self.attached.items()):
+                        if c == code:
+                            self.hub.tasks.spawn(self._reattach(code, conn), "reattach")

@@ -1,0 +1,116 @@
+"""A socket held by another process, as the owner of a room sees it.
+
+The owner's rooms send to players through :class:`~kozyr.server.ports.Peer`;
+for a player whose socket lives on another process that peer is a
+:class:`RemoteConn`.  What it sends is queued in the :class:`Outbox` and
+published, a batch per event-loop turn, on that one process's channel
+(``kz:node:<id>``): a seat's private frame goes only to the process holding
+that seat's socket, which hands it to that socket and no other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import msgspec
+
+from .. import logging as log
+from .. import protocol as p
+
+#: Ids of remote peers are negative, so they never collide with local sockets' ids.
+_ids = itertools.count(-1, -1)
+
+#: One item on a process channel: ("f", conn, text) a frame for local socket
+#: ``conn``; ("x", conn, code, reason) close it; ("w", conn, room) the player
+#: on it is now in ``room`` (None: in no room of another process).
+Item = list[Any]
+
+
+def node_channel(node: str) -> str:
+    return f"kz:node:{node}"
+
+
+class Outbox:
+    """Frames and controls for other processes, published in batches.
+
+    Why batches: one move at a four-seat table makes several frames; sending
+    each as its own Redis command would cost a round trip apiece.  Items queue
+    per destination and one task publishes everything queued so far in one
+    pipeline, in order (a single flusher keeps the order of frames)."""
+
+    def __init__(self, publish: Callable[[dict[str, list[Item]]], Awaitable[None]]) -> None:
+        self._publish = publish
+        self._items: dict[str, list[Item]] = {}
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="cluster-outbox")
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+    def poke(self) -> None:
+        """Flush soon even if nothing is queued (the publisher has other work)."""
+        self._wake.set()
+
+    def put(self, node: str, item: Item) -> None:
+        self._items.setdefault(node, []).append(item)
+        self._wake.set()
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._items = self._items, {}
+            try:
+                await self._publish(batch)
+            except Exception as exc:  # Redis away: the frames are lost; clients resync
+                log.warning("cluster_publish_failed", error=repr(exc), nodes=len(batch))
+
+
+class RemoteConn:
+    """A socket on process ``node`` (its local id there is ``cid``)."""
+
+    def __init__(
+        self, outbox: Outbox, node: str, cid: int, address: str, base_url: str, player: Any
+    ) -> None:
+        self.id = next(_ids)
+        self.node = node
+        self.cid = cid
+        self.address = address
+        self.base_url = base_url
+        self.player = player
+        self.closed = False
+        self._outbox = outbox
+
+    def send(self, message: p.ServerMessage) -> None:
+        self.send_raw(p.encode(message).decode())
+
+    def send_raw(self, text: str) -> None:
+        if not self.closed:
+            self._outbox.put(self.node, ["f", self.cid, text])
+
+    def close(self, code: int, reason: str) -> None:
+        if not self.closed:
+            self.closed = True
+            self._outbox.put(self.node, ["x", self.cid, code, reason])
+
+    def where(self, room: str | None) -> None:
+        """Tell the socket's process which room the player is in now."""
+        self._outbox.put(self.node, ["w", self.cid, room])
+
+
+def encode_batch(items: list[Item]) -> bytes:
+    return msgspec.json.encode(items)
+
+
+def decode_batch(data: bytes | str) -> list[Item]:
+    items = msgspec.json.decode(data)
+    if not isinstance(items, list):
+        raise ValueError("a batch is a list")
+    return items

@@ -1,0 +1,109 @@
+"""The seams between the server's layers, as small interfaces.
+
+Why this module: the layers stack ``connection`` < ``rooms`` < ``lobby`` (the
+hub) < ``cluster`` < ``app``, and a lower layer must never import a higher one.
+A room needs a few of the hub's services and a way to send to a player's
+socket; a hub needs to ask "is this room elsewhere?" in cluster mode.  Those
+needs are the protocols below, so each layer imports only this module
+(and the layers under it), never the one above.
+
+:class:`Coordinator` is also the single-process implementation: every room
+is here, nothing is forwarded.  :mod:`kozyr.server.cluster` subclasses it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from . import protocol as p
+
+if TYPE_CHECKING:
+    from .bot_pool import BotPool
+    from .config import ServerConfig
+    from .store import Store
+    from .timers import Tasks
+
+
+class Peer(Protocol):
+    """Where a player's frames go: a local socket (:class:`~.connection.Connection`)
+    or, in cluster mode, a socket held by another process."""
+
+    id: int
+    address: str
+    base_url: str
+    #: The :class:`~.rooms.Player` on this socket after ``hello`` (typed loosely:
+    #: this module sits below ``rooms``).
+    player: Any
+    closed: bool
+
+    def send(self, message: p.ServerMessage) -> None: ...
+
+    def send_raw(self, text: str) -> None: ...
+
+    def close(self, code: int, reason: str) -> None: ...
+
+
+class RoomHost(Protocol):
+    """What a room uses of the hub that holds it."""
+
+    config: ServerConfig
+    store: Store
+    pool: BotPool
+    tasks: Tasks
+    coord: Coordinator
+    moves: int
+
+    def close_room(self, room: Any, why: str) -> None: ...
+
+
+class Coordinator:
+    """Where rooms live.  This base class is one process on its own: every room
+    is local, so each hook does nothing (the server behaves as it always did)."""
+
+    async def claim(self, room: Any) -> None:
+        """A room was just created here: become its owner before it is stored."""
+
+    async def created(self, room: Any) -> None:
+        """The new room is queued for storage (a cluster waits until it is stored,
+        so any process can find it by its code or its players at once)."""
+
+    def room_changed(self, room: Any) -> None:
+        """The room's settings, seats or state changed (already queued for storage)."""
+
+    def room_closed(self, room: Any) -> None:
+        """The room closed for good."""
+
+    def lost(self, room: Any) -> None:
+        """A write of the room was refused: another process owns it now."""
+
+    async def route(self, conn: Peer, msg: p.ClientMessage) -> bool:
+        """Send ``msg`` to the room's owner if that is another process (True)."""
+        return False
+
+    async def room_elsewhere(self, key: str) -> str | None:
+        """At ``hello``: the room (code) where player ``key`` has a seat, when no
+        room of this process has them."""
+        return None
+
+    async def attach(self, conn: Peer, player: Any, code: str) -> None:
+        """After ``welcome``: tell the owner of room ``code`` that ``player`` is
+        on ``conn`` now."""
+
+    async def join_elsewhere(self, conn: Peer, player: Any, msg: p.Join) -> bool:
+        """``join`` of a room that is not here: forward it if it exists elsewhere."""
+        return False
+
+    def conn_closed(self, conn: Peer) -> None:
+        """A local socket closed."""
+
+    async def public_rooms(self, local: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The lobby list: ``local`` (this process's public rooms) on one process."""
+        return local
+
+    async def room_info(self, code: str) -> dict[str, Any] | None:
+        """A room that is not here, by invite code (None: no such room)."""
+        return None
+
+    def health(self, rooms: dict[str, Any]) -> dict[str, Any]:
+        """Extra fields of ``/health``: which rooms this process owns."""
+        return {"owned": sorted(rooms)}
