@@ -59,9 +59,12 @@ class _Writer(logging.Handler):
     """Hand records to a writer thread that formats and writes them in batches.
 
     Why batches: a busy server logs a ``move`` line for every move; waking a
-    thread per line (as a QueueListener does) costs more than formatting the
-    line.  Records wait here for at most ``_COALESCE`` seconds, then the
-    thread writes everything that accumulated with one ``write``.
+    thread per line (as a QueueListener does) and writing each line with its own
+    ``write`` costs more than formatting it.  Only the first record after the
+    thread went idle wakes it; whatever accumulated while it worked is written
+    with one ``write``.  The thread does not wait for a batch to fill: a line is
+    out within moments (tests and operators read the log as things happen, and
+    a ``kill -9`` loses only what was not yet written).
     """
 
     def __init__(self, stream: IO[str]) -> None:
@@ -86,7 +89,6 @@ class _Writer(logging.Handler):
     def _run(self) -> None:
         while not self._stopping:
             self._wake.wait()
-            time.sleep(_COALESCE)  # let a batch accumulate
             self._wake.clear()
             self._write_pending()
         self._write_pending()
@@ -116,9 +118,6 @@ class _Writer(logging.Handler):
         if self._thread is not threading.current_thread():
             self._thread.join(timeout=5)
 
-
-#: Seconds a record may wait before the writer thread writes its batch.
-_COALESCE = 0.05
 
 _writer: _Writer | None = None
 
