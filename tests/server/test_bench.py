@@ -1,12 +1,16 @@
-"""``kozyr bench server`` on a tiny load: it must report the server's CPU per move."""
+"""``kozyr bench server`` on a tiny load (one process, and a cluster of two): it
+must report the server's CPU per move."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -22,3 +26,40 @@ def test_bench_server_reports_cpu_per_move() -> None:
     # Every move the server applied costs some CPU, and far less than a second.
     assert 0 < figures["server_cpu_ms_per_move"] < 1000
     assert figures["errors"] == {}
+
+
+def test_bench_server_cluster_of_two_processes() -> None:
+    """``--processes 2``: a private Redis and PostgreSQL, two servers, the seats
+    of each room spread over both; everything it started is gone afterwards."""
+    from kozyr.server.localcluster import pg_bindir, redis_binary
+
+    if redis_binary() is None:
+        pytest.skip("redis-server not found (run ./setup: it installs Debian's redis-server)")
+    if pg_bindir() is None:
+        pytest.skip("PostgreSQL binaries not found under /usr/lib/postgresql/*/bin (run ./setup)")
+    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    cmd = [sys.executable, "-m", "kozyr.cli.main", "bench", "server", "--json", "--processes"]
+    cmd += ["2", "--connections", "16", "--duration", "5", "--think", "0.2", "--client-procs", "1"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env, check=True)
+    figures = json.loads(out.stdout)
+    assert figures["processes"] == 2
+    assert figures["connections_held"] == 16
+    # Round-robin by connection: each process holds half of the sockets.
+    assert figures["connections_per_process"] == [8, 8]
+    assert figures["moves"] > 0 and figures["server_moves"] > 0
+    lat = figures["latency_ms"]
+    assert 0 < lat["p50"] <= lat["p99"] <= lat["max"] < 60_000
+    assert 0 < figures["server_cpu_ms_per_move"] < 1000
+    assert figures["redis_cpu_percent"] is not None and figures["redis_cpu_percent"] >= 0
+    assert figures["postgres_cpu_percent"] is not None
+    assert figures["errors"] == {}
+    # Two servers, Redis and the postmaster were started, and all are stopped.
+    assert len(figures["started_pids"]) == 4
+    for pid in figures["started_pids"]:
+        assert not Path(f"/proc/{pid}").exists() or _zombie(pid), pid
+
+
+def _zombie(pid: int) -> bool:
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    return True

@@ -15,6 +15,14 @@ everyone is connected and playing it measures for ``--duration`` seconds:
   server applied in the window (``moves`` of ``/health``).  Unlike latency,
   this figure barely depends on how loaded the machine is.
 
+With ``--processes N`` (N > 1) it starts a cluster instead: a private
+``redis-server`` and PostgreSQL (:mod:`.localcluster`, in temporary
+directories) and N ``kozyr serve --redis`` processes, each on its own port;
+``--url`` with several addresses benchmarks a running cluster.  Connections go
+round-robin over the processes, seat by seat, so a room's seats sit on
+different processes (and rooms' hosts, hence owners, are spread too).  CPU is
+summed over the server processes; Redis's and PostgreSQL's are printed apart.
+
 Latencies are measured inside one client process per room (all seats of a
 room live in the same process), so one clock serves both ends.
 """
@@ -29,18 +37,22 @@ import multiprocessing
 import os
 import random
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from .launch import listening_port, serve_command
+from .localcluster import LocalPostgres, LocalRedis, MissingBinary, tree_pids
 
 # Heavy imports (websockets) happen inside the worker and the run function, so
 # that ``kozyr --help`` stays fast.
@@ -56,7 +68,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--think", type=float, default=1.0, help="mean pause before each move, s (default 1.0)"
     )
     g.add_argument("--client-procs", type=int, default=2, help="client processes (default 2)")
-    g.add_argument("--url", default=None, help="use a running server (ws://host:port/ws)")
+    g.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="server processes; more than 1 starts a private Redis and PostgreSQL and "
+        "a cluster (default 1: one server on SQLite)",
+    )
+    g.add_argument(
+        "--url",
+        nargs="+",
+        default=None,
+        metavar="URL",
+        help="use running servers (ws://host:port/ws; several: the processes of a cluster)",
+    )
     g.add_argument(
         "--server-log", default=None, help="file for the server's JSON log (default: temporary)"
     )
@@ -89,7 +114,7 @@ class _Flags:
 
 
 async def _room_main(
-    url: str,
+    urls: list[str],
     index: int,
     seats: int,
     think: float,
@@ -103,6 +128,8 @@ async def _room_main(
     rng = random.Random(index)
     conns = []
     for s in range(seats):
+        # Round-robin by connection, starting one process further for each room.
+        url = urls[(index + s) % len(urls)]
         ws = await connect(url, open_timeout=60, max_queue=None, ping_interval=None)
         conns.append(ws)
         stats.connected += 1
@@ -168,7 +195,9 @@ async def _seat_loop(
         version = frame["version"]
         room.sent[version + 1] = time.perf_counter()
         msg = json.dumps({"type": "move", "action": action, "version": version})
-        pending.append(asyncio.ensure_future(ws.send(msg)))
+        sending = asyncio.ensure_future(ws.send(msg))
+        sending.add_done_callback(_retrieve)  # a send to a closing socket is no news
+        pending.append(sending)
         if len(pending) > 64:
             pending[:] = [f for f in pending if not f.done()]
 
@@ -213,8 +242,13 @@ async def _seat_loop(
             stats.errors[msg["code"]] += 1
 
 
+def _retrieve(fut: asyncio.Future[None]) -> None:
+    if not fut.cancelled():
+        fut.exception()
+
+
 def _client_worker(
-    url: str,
+    urls: list[str],
     first_room: int,
     rooms: int,
     seats: int,
@@ -231,6 +265,8 @@ def _client_worker(
         uvloop.install()
     except ImportError:  # pragma: no cover - non-Linux
         pass
+    # Ctrl-C is the parent's to handle: it stops the clients (and the servers).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _raise_nofile()
     stats = _Stats()
     flags = _Flags()
@@ -243,7 +279,7 @@ def _client_worker(
             readies.append(ev)
             tasks.append(
                 asyncio.ensure_future(
-                    _room_main(url, first_room + i, seats, think, stats, flags, ev)
+                    _room_main(urls, first_room + i, seats, think, stats, flags, ev)
                 )
             )
             if i % 25 == 24:
@@ -303,21 +339,103 @@ def _run_queue_seconds(pid: int) -> float:
     return total
 
 
-def _start_server(log_path: Path, db: Path) -> tuple[subprocess.Popen[bytes], str]:
-    cmd = serve_command(f"sqlite:///{db}", "--bot-workers", "1")
-    log = open(log_path, "wb")  # noqa: SIM115 - handed to the child
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log)
-    deadline = time.monotonic() + 60
+def _tree_cpu_seconds(pid: int) -> float:
+    """CPU of a process tree (PostgreSQL: the postmaster and its backends),
+    plus what its reaped children used (``cutime``/``cstime`` of the root)."""
+    total = 0.0
+    for p in tree_pids(pid):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            total += _cpu_seconds(p)
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+@dataclass
+class _Servers:
+    """What the bench started (or was pointed at); :meth:`stop` ends it all."""
+
+    urls: list[str] = field(default_factory=list)
+    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    logs: list[Path] = field(default_factory=list)
+    redis: LocalRedis | None = None
+    pg: LocalPostgres | None = None
+
+    def pids(self) -> list[int]:
+        """Every process started (servers, Redis, the PostgreSQL postmaster)."""
+        out = [p.pid for p in self.procs]
+        if self.redis is not None and self.redis.pid is not None:
+            out.append(self.redis.pid)
+        pg = self.pg.postmaster_pid() if self.pg is not None else None
+        return out if pg is None else [*out, pg]
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(10)
+        if self.redis is not None:
+            self.redis.stop()
+        if self.pg is not None:
+            self.pg.stop()
+
+
+def _log_paths(args: argparse.Namespace, tmp: Path, n: int) -> list[Path]:
+    if n == 1:
+        return [Path(args.server_log) if args.server_log else tmp / "server.log"]
+    if args.server_log:
+        base = Path(args.server_log)
+        return [base.with_name(f"{base.stem}.{i}{base.suffix}") for i in range(n)]
+    return [tmp / f"server.{i}.log" for i in range(n)]
+
+
+def _start_servers(args: argparse.Namespace, tmp: Path, servers: _Servers) -> None:
+    """One server on SQLite, or a cluster: Redis, PostgreSQL and ``--processes``
+    servers, all started at once (as operators would; the schema creation must
+    cope).  Everything started is recorded in ``servers`` before waiting, so a
+    failure or Ctrl-C half-way still stops it."""
+    n = args.processes
+    options = ["--bot-workers", "1"]
+    if n == 1:
+        db_url = f"sqlite:///{tmp / 'bench.db'}"
+    else:
+        servers.redis = LocalRedis(tmp)
+        servers.redis.start()
+        servers.pg = LocalPostgres()
+        servers.pg.start()
+        db_url = servers.pg.url()
+        options += ["--redis", servers.redis.url]
+    servers.logs = _log_paths(args, tmp, n)
+    for log_path in servers.logs:
+        log = open(log_path, "wb")  # noqa: SIM115 - handed to the child
+        # A session of its own: Ctrl-C reaches the bench only, which stops the
+        # servers after the clients (no burst of errors from servers dying first).
+        cmd = serve_command(db_url, *options)
+        servers.procs.append(
+            subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+        )
+    pairs = zip(servers.procs, servers.logs, strict=True)
+    servers.urls = [_wait_listening(proc, log) for proc, log in pairs]
+
+
+def _wait_listening(proc: subprocess.Popen[bytes], log_path: Path) -> str:
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"the server exited; see {log_path}")
+            raise RuntimeError(f"a server exited; see {log_path}")
         for line in log_path.read_text(errors="replace").splitlines():
             port = listening_port(line)
             if port is not None:
-                return proc, f"ws://127.0.0.1:{port}/ws"
+                return f"ws://127.0.0.1:{port}/ws"
         time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError(f"the server did not start; see {log_path}")
+    raise RuntimeError(f"a server did not start; see {log_path}")
 
 
 def _server_times(log_path: Path, t0: float, t1: float) -> list[float]:
@@ -343,6 +461,12 @@ def _health(http_base: str) -> dict[str, Any]:
     return data
 
 
+def _health_sum(bases: list[str], key: str) -> int:
+    """``key`` of ``/health`` summed over the processes (moves are counted by
+    the room's owner, connections by the process holding the socket)."""
+    return sum(int(_health(b)[key]) for b in bases)
+
+
 def _pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -350,23 +474,81 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def _sigterm(_signum: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt  # unwinds through the ``finally`` that stops everything
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print (or with --json, dump) the figures."""
+    if args.processes < 1:
+        print("kozyr bench server: --processes must be at least 1", file=sys.stderr)
+        return 2
+    if args.url and args.processes > 1:
+        print("kozyr bench server: --url and --processes exclude each other", file=sys.stderr)
+        return 2
     _raise_nofile()
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _sigterm)
+    servers = _Servers()
     with tempfile.TemporaryDirectory(prefix="kozyr-bench-") as tmp:
-        return _run(args, Path(tmp))
+        try:
+            if args.url:
+                servers.urls = list(args.url)
+            else:
+                _start_servers(args, Path(tmp), servers)
+            return _run(args, servers)
+        except MissingBinary as exc:
+            print(f"kozyr bench server: {exc}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print("kozyr bench server: interrupted; stopping what it started", file=sys.stderr)
+            return 130
+        finally:
+            servers.stop()
 
 
-def _run(args: argparse.Namespace, tmp: Path) -> int:
+@dataclass
+class _Sample:
+    """Counters read at one end of the measured window."""
+
+    moves: int
+    servers: float | None
+    wait: float | None
+    redis: float | None
+    pg: float | None
+    clients: float
+
+    @classmethod
+    def take(cls, servers: _Servers, bases: list[str], workers: list[Any]) -> _Sample:
+        procs = [p.pid for p in servers.procs]
+        redis, pg = servers.redis, servers.pg
+        pg_pid = pg.postmaster_pid() if pg is not None else None
+        return cls(
+            moves=_health_sum(bases, "moves"),
+            servers=sum(_cpu_seconds(p) for p in procs) if procs else None,
+            wait=sum(_run_queue_seconds(p) for p in procs) if procs else None,
+            redis=_cpu_seconds(redis.pid) if redis is not None and redis.pid else None,
+            pg=_tree_cpu_seconds(pg_pid) if pg_pid is not None else None,
+            clients=sum(_cpu_seconds(w.pid) for w in workers if w.pid),
+        )
+
+
+def _percent(a: float | None, b: float | None, window: float) -> float | None:
+    return round((b - a) / window * 100, 1) if a is not None and b is not None else None
+
+
+def _per_move(a: float | None, b: float | None, moves: int) -> float | None:
+    if a is None or b is None or moves <= 0:
+        return None
+    return round((b - a) * 1000 / moves, 3)
+
+
+def _run(args: argparse.Namespace, servers: _Servers) -> int:
     seats = args.seats
     rooms = max(1, args.connections // seats)
     procs_n = max(1, min(args.client_procs, rooms))
-    server = None
-    url = args.url
-    log_path = Path(args.server_log) if args.server_log else tmp / "server.log"
-    if url is None:
-        server, url = _start_server(log_path, tmp / "bench.db")
-    http_base = url.replace("ws://", "http://").rsplit("/ws", 1)[0]
+    urls = servers.urls
+    bases = [u.replace("ws://", "http://").rsplit("/ws", 1)[0] for u in urls]
     ctx = multiprocessing.get_context("spawn")
     ready_q, results = ctx.Queue(), ctx.Queue()
     measure, stop = ctx.Event(), ctx.Event()
@@ -376,67 +558,63 @@ def _run(args: argparse.Namespace, tmp: Path) -> int:
     for n in share:
         w = ctx.Process(
             target=_client_worker,
-            args=(url, first, n, seats, args.think, ready_q, measure, stop, results),
+            args=(urls, first, n, seats, args.think, ready_q, measure, stop, results),
             daemon=True,
         )
         w.start()
         workers.append(w)
         first += n
+    finished = False
     try:
         t0 = time.monotonic()
         connected = 0
         for _ in workers:
-            got = ready_q.get(timeout=300)
+            got = ready_q.get(timeout=600)
             if isinstance(got, str):
                 print(f"kozyr bench server: a client process failed: {got}", file=sys.stderr)
                 return 1
             connected += got
         setup = time.monotonic() - t0
         time.sleep(2.0)  # let every room get into its game
-        moves0 = _health(http_base)["moves"]
-        cpu0 = _cpu_seconds(server.pid) if server else None
-        wait0 = _run_queue_seconds(server.pid) if server else None
-        clients0 = sum(_cpu_seconds(w.pid) for w in workers if w.pid)
+        before = _Sample.take(servers, bases, workers)
         measure.set()
         start = time.monotonic()
         wall0 = time.time()
         time.sleep(args.duration / 2)
-        health = _health(http_base)
+        per_process = [int(_health(b)["connections"]) for b in bases]
         time.sleep(max(0.0, args.duration - (time.monotonic() - start)))
-        cpu1 = _cpu_seconds(server.pid) if server else None
-        moves1 = _health(http_base)["moves"]
+        after = _Sample.take(servers, bases, workers)
         stop.set()
         window = time.monotonic() - start
         wall1 = time.time()
-        wait1 = _run_queue_seconds(server.pid) if server else None
-        clients1 = sum(_cpu_seconds(w.pid) for w in workers if w.pid)
         parts = [results.get(timeout=120) for _ in workers]
+        finished = True
     finally:
         stop.set()
         for w in workers:
-            w.join(timeout=30)
-        if server is not None:
-            server.terminate()
-            try:
-                server.wait(15)
-            except subprocess.TimeoutExpired:
-                server.kill()
-    server_ms = _server_times(log_path, wall0, wall1) if server is not None else []
+            w.join(timeout=30 if finished else 2)
+            if w.is_alive():
+                w.terminate()
+                w.join(10)
+    server_ms = [x for log in servers.logs for x in _server_times(log, wall0, wall1)]
     mover = [x for part in parts for x in part["mover"]]
     everyone = [x for part in parts for x in part["everyone"]]
     moves = sum(part["moves"] for part in parts)
     errors: Counter[str] = Counter()
     for part in parts:
         errors.update(part["errors"])
+    server_moves = after.moves - before.moves
     figures: dict[str, Any] = {
         "connections": args.connections,
         "rooms": rooms,
         "seats": seats,
+        "processes": len(urls),
         "think_s": args.think,
         "setup_s": round(setup, 2),
         "window_s": round(window, 2),
         "connections_held": sum(part["held"] for part in parts),
-        "server_connections": health.get("connections"),
+        "server_connections": sum(per_process),
+        "connections_per_process": per_process,
         "moves": moves,
         "moves_per_s": round(moves / window, 1),
         "games_finished": sum(part["games"] for part in parts),
@@ -454,60 +632,70 @@ def _run(args: argparse.Namespace, tmp: Path) -> int:
             "p50": round(_pct(server_ms, 0.50), 2),
             "p99": round(_pct(server_ms, 0.99), 2),
         },
-        "server_cpu_percent": (
-            round((cpu1 - cpu0) / window * 100, 1)
-            if cpu0 is not None and cpu1 is not None
-            else None
-        ),
-        "server_cpu_wait_percent": (
-            round((wait1 - wait0) / window * 100, 1)
-            if wait0 is not None and wait1 is not None
-            else None
-        ),
-        "server_moves": moves1 - moves0,
-        "server_cpu_ms_per_move": (
-            round((cpu1 - cpu0) * 1000 / (moves1 - moves0), 3)
-            if cpu0 is not None and cpu1 is not None and moves1 > moves0
-            else None
-        ),
-        "client_cpu_percent": round((clients1 - clients0) / window * 100, 1),
+        "server_cpu_percent": _percent(before.servers, after.servers, window),
+        "server_cpu_wait_percent": _percent(before.wait, after.wait, window),
+        "server_moves": server_moves,
+        "server_cpu_ms_per_move": _per_move(before.servers, after.servers, server_moves),
+        "redis_cpu_percent": _percent(before.redis, after.redis, window),
+        "redis_cpu_ms_per_move": _per_move(before.redis, after.redis, server_moves),
+        "postgres_cpu_percent": _percent(before.pg, after.pg, window),
+        "postgres_cpu_ms_per_move": _per_move(before.pg, after.pg, server_moves),
+        "client_cpu_percent": round((after.clients - before.clients) / window * 100, 1),
         "load_average": os.getloadavg()[0],
         "errors": dict(errors),
         "server_log": args.server_log,
+        "started_pids": servers.pids(),
     }
     if args.json:
         print(json.dumps(figures, indent=2))
-        return 0
+    else:
+        _print(figures, args, setup)
+    return 0
+
+
+def _print(figures: dict[str, Any], args: argparse.Namespace, setup: float) -> None:
     lat, lat_all = figures["latency_ms"], figures["latency_all_seats_ms"]
+    n = figures["processes"]
+    where = f"{n} server processes, " if n > 1 else ""
     print(
-        f"kozyr bench server  ({figures['connections_held']} connections, {rooms} rooms x "
-        f"{seats} seats, think {args.think:g} s, {window:.1f} s measured)"
+        f"kozyr bench server  ({figures['connections_held']} connections, {where}"
+        f"{figures['rooms']} rooms x {figures['seats']} seats, think {args.think:g} s, "
+        f"{figures['window_s']:.1f} s measured)"
     )
     print(
         f"  connections held:  {figures['connections_held']} "
-        f"(server reports {figures['server_connections']}; all connected in {setup:.1f} s)"
+        f"(servers report {figures['server_connections']}"
+        f"{' = ' + ' + '.join(map(str, figures['connections_per_process'])) if n > 1 else ''}; "
+        f"all connected in {setup:.1f} s)"
     )
-    print(f"  moves:             {moves} = {figures['moves_per_s']} moves/s")
+    print(f"  moves:             {figures['moves']} = {figures['moves_per_s']} moves/s")
     print(f"  games finished:    {figures['games_finished']}")
     print(
         f"  move -> broadcast: p50 {lat['p50']} ms, p90 {lat['p90']} ms, "
         f"p99 {lat['p99']} ms, max {lat['max']} ms"
     )
     print(f"  move -> all seats: p50 {lat_all['p50']} ms, p99 {lat_all['p99']} ms")
-    if server_ms:
-        sh = figures["server_handling_ms"]
+    sh = figures["server_handling_ms"]
+    if sh["p50"] == sh["p50"]:  # not NaN: the servers' logs were read
         print(f"  inside the server: p50 {sh['p50']} ms, p99 {sh['p99']} ms (receipt -> broadcast)")
     if figures["server_cpu_percent"] is not None:
         print(
             f"  server CPU:        {figures['server_cpu_percent']} % of one core "
+            f"{'(all processes) ' if n > 1 else ''}"
             f"(and {figures['server_cpu_wait_percent']} % waiting for a CPU; "
             f"load average {figures['load_average']:.1f})"
         )
     if figures["server_cpu_ms_per_move"] is not None:
         print(
             f"  server CPU/move:   {figures['server_cpu_ms_per_move']} ms "
-            f"({figures['server_moves']} moves applied by the server in the window)"
+            f"({figures['server_moves']} moves applied by the server"
+            f"{'s' if n > 1 else ''} in the window)"
         )
+    for name, key in (("Redis", "redis"), ("PostgreSQL", "postgres")):
+        if figures[f"{key}_cpu_percent"] is not None:
+            print(
+                f"  {name + ' CPU:':<19}{figures[f'{key}_cpu_percent']} % of one core, "
+                f"{figures[f'{key}_cpu_ms_per_move']} ms per move"
+            )
     print(f"  client processes:  {figures['client_cpu_percent']} % of one core in all")
-    print(f"  errors:            {dict(errors) or 'none'}")
-    return 0
+    print(f"  errors:            {figures['errors'] or 'none'}")
