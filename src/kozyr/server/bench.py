@@ -577,6 +577,7 @@ def _run(args: argparse.Namespace, servers: _Servers) -> int:
         setup = time.monotonic() - t0
         time.sleep(2.0)  # let every room get into its game
         before = _Sample.take(servers, bases, workers)
+        load_start = os.getloadavg()[0]
         measure.set()
         start = time.monotonic()
         wall0 = time.time()
@@ -642,6 +643,7 @@ def _run(args: argparse.Namespace, servers: _Servers) -> int:
         "postgres_cpu_ms_per_move": _per_move(before.pg, after.pg, server_moves),
         "client_cpu_percent": round((after.clients - before.clients) / window * 100, 1),
         "load_average": os.getloadavg()[0],
+        "load_average_start": load_start,
         "errors": dict(errors),
         "server_log": args.server_log,
         "started_pids": servers.pids(),
@@ -683,7 +685,8 @@ def _print(figures: dict[str, Any], args: argparse.Namespace, setup: float) -> N
             f"  server CPU:        {figures['server_cpu_percent']} % of one core "
             f"{'(all processes) ' if n > 1 else ''}"
             f"(and {figures['server_cpu_wait_percent']} % waiting for a CPU; "
-            f"load average {figures['load_average']:.1f})"
+            f"load average {figures['load_average_start']:.1f} at the start, "
+            f"{figures['load_average']:.1f} at the end)"
         )
     if figures["server_cpu_ms_per_move"] is not None:
         print(
