@@ -20,6 +20,7 @@ from . import protocol as p
 if TYPE_CHECKING:
     from .bot_pool import BotPool
     from .config import ServerConfig
+    from .metrics import Metrics
     from .store import Store
     from .timers import Tasks
 
@@ -52,6 +53,7 @@ class RoomHost(Protocol):
     tasks: Tasks
     coord: Coordinator
     moves: int
+    metrics: Metrics
 
     def close_room(self, room: Any, why: str) -> None: ...
 
@@ -59,6 +61,9 @@ class RoomHost(Protocol):
 class Coordinator:
     """Where rooms live.  This base class is one process on its own: every room
     is local, so each hook does nothing (the server behaves as it always did)."""
+
+    #: This process's id in a cluster (None: a process on its own).
+    node: str | None = None
 
     async def claim(self, room: Any) -> None:
         """A room was just created here: become its owner before it is stored."""
@@ -103,6 +108,10 @@ class Coordinator:
     async def room_info(self, code: str) -> dict[str, Any] | None:
         """A room that is not here, by invite code (None: no such room)."""
         return None
+
+    def attached_rooms(self) -> int:
+        """Rooms owned by other processes that local sockets are in."""
+        return 0
 
     def health(self, rooms: dict[str, Any]) -> dict[str, Any]:
         """Extra fields of ``/health``: which rooms this process owns."""

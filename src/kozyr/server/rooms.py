@@ -598,6 +598,8 @@ class Room:
         else:
             self._schedule_turn()
         self._broadcast_move(applied, by)
+        took = None if received is None else time.perf_counter() - received
+        self.hub.metrics.move_applied(took)
         log.event(
             "move",
             room=self.code,
@@ -606,7 +608,7 @@ class Room:
             seat=action.seat,
             action=action.to_json(),
             by=by,
-            ms=None if received is None else round((time.perf_counter() - received) * 1000, 2),
+            ms=None if took is None else round(took * 1000, 2),
         )
         if applied.over:
             assert g.result is not None

@@ -98,7 +98,7 @@ class ClusterNode(Coordinator):
 
     def __init__(self, hub: Hub, url: str, lease: float = 2.0) -> None:
         self.hub = hub
-        self.node = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
+        self.node: str = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
         self.lease = lease
         self.lease_ms = int(lease * 1000)
         self.redis: Redis = Redis.from_url(
@@ -289,6 +289,9 @@ class ClusterNode(Coordinator):
         except RedisError as exc:  # the owner's grace timer never starts: the seat waits
             self._warn("cluster_close_failed", error=repr(exc))
 
+    def attached_rooms(self) -> int:
+        return len(set(self.attached.values()))
+
     def health(self, rooms: dict[str, Any]) -> dict[str, Any]:
         return {"node": self.node, "owned": sorted(self.owned), "attached": len(self.attached)}
 
@@ -335,6 +338,7 @@ class ClusterNode(Coordinator):
         async with self.redis.pipeline(transaction=False) as pipe:
             for node, items in batch.items():
                 pipe.publish(node_channel(node), encode_batch(items))
+                self.hub.metrics.frames_published += sum(1 for item in items if item[0] == "f")
             for code in dirty:
                 room = self.hub.rooms.get(code)
                 if room is not None and not room.closed:
@@ -379,6 +383,7 @@ class ClusterNode(Coordinator):
             await self._swap(keys=[key], args=[value, "", 0])
             return
         self._own(code, fence, value, pos or "0-0")
+        self.hub.metrics.takeovers += 1
         log.event("room_adopted", room=code, node=self.node, token=token, pos=pos)
         self._relink(code)
 
@@ -544,6 +549,7 @@ class ClusterNode(Coordinator):
         if conn is None:
             return
         if kind == "f":
+            self.hub.metrics.frames_received += 1
             conn.send_raw(item[2])
         elif kind == "x":
             pl = conn.player
