@@ -272,3 +272,6 @@ class ClusterFront:
     @property
     def url(self) -> str:
         return self._next().url
+
+    def alive(self) -> bool:
+        return all(s.alive() for s in self.cluster.servers)

@@ -429,8 +429,13 @@ class ClusterNode(Coordinator):
         if kind == "attach":
             self._attach(peer, code, bool(d.get("j")))
         elif kind == "msg":
-            if pl.conn is None:  # a takeover happened before the socket attached again
-                self._attach(peer, code, True)
+            if pl.conn is None:
+                # The socket's first word here (a takeover happened before it
+                # attached again, or a newcomer's ``join``): it becomes the
+                # player's socket, and a seated player is back.  Nobody joins
+                # the room this way: a ``join`` goes through its checks
+                # (passphrase, seat) like any other.
+                self._attach(peer, code, False)
             elif pl.conn is not peer:
                 return  # a socket replaced by a newer one of the same player
             await self._dispatch(peer, d["m"])
