@@ -20,6 +20,7 @@ from kozyr.cli.replay import replay_json
 
 from .harness import Client, ServerProcess, _quiet, check_frames, http, play_out, run
 from .services import Cluster, PgCluster, RedisServer
+from .test_metrics import scrape
 
 
 def _cards_total(frame: dict[str, Any]) -> int:
@@ -151,6 +152,9 @@ def test_owner_killed_another_process_takes_over(
         new_owner = await asyncio.to_thread(cluster.wait_owner, code, 0, 10.0)
         took = time.monotonic() - killed
         assert took < 5.0, took
+        taken = scrape(cluster.servers[new_owner].url)
+        assert taken["kozyr_lease_takeovers_total"] == 1
+        assert taken['kozyr_rooms{kind="owned"}'] == 1
         # Anna comes back through another process: same seat, same cards.
         back = Client(s2.ws_url, "anna")
         back.frames = list(anna.frames)
