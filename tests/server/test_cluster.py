@@ -280,6 +280,8 @@ def test_redis_restarted_mid_game_play_continues(
         await anna.send({"type": "start"})
         await play_out([anna, boris, carl], rng, moves=8)
         await _quiet([anna, boris, carl], {0, 1, 2})
+        lena = Client(s2.ws_url, "lena")  # a public room waiting in the lobby
+        waiting = await lena.create_room(seats=2, move_time=30)
         redis_server.kill()
         await asyncio.sleep(1.0)
         redis_server.start()  # same port, empty
@@ -287,6 +289,15 @@ def test_redis_restarted_mid_game_play_continues(
         # subscribed again (frames may have been lost meanwhile).
         for c in (boris, carl):
             await c.expect("game", timeout=20)
+        # Its owner lists it in the lobby again once it has its lease back.
+        deadline = time.monotonic() + 15
+        listed: list[str] = []
+        while waiting not in listed and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+            _status, lobby = http("GET", s1.url + "/api/rooms")
+            listed = [r["code"] for r in lobby["rooms"]]
+        assert waiting in listed
+        await lena.close()
         await play_out([anna, boris, carl], rng, timeout=90)
         over = anna.over[-1]
         record = _record(s1, over)

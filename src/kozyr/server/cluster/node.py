@@ -604,8 +604,10 @@ class ClusterNode(Coordinator):
                     continue
                 if res == 0:
                     self._lost_code(code)
-                elif res == 2:
+                elif res == 2:  # Redis restarted empty: the lobby list lost the room too
                     log.event("lease_retaken", room=code, node=self.node)
+                    self._dirty.add(code)
+                    self.outbox.poke()
 
     async def _scan_loop(self) -> None:
         """Adopt rooms that nobody owns (their owner died, or shut down)."""
