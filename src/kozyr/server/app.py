@@ -12,9 +12,9 @@ Routes (docs/protocol.md has the details):
 * ``GET /api/me/results`` — your results against the computer, per level
   (``Authorization: Bearer <token>``).
 * ``WS /ws`` — the game protocol.
-* ``/`` — the browser client from ``src/kozyr/web/static`` when it exists:
-  gzip-compressed, with ETags and ``Cache-Control: no-cache`` (its file names
-  carry no version, so a browser keeps a copy and asks each time: 304).
+* ``/`` — the browser client from ``src/kozyr/web/static`` when it exists
+  (:mod:`kozyr.server.static`: versioned names cached for a year, pages and
+  plain names revalidated with ETags, brotli or gzip).
 """
 
 from __future__ import annotations
@@ -33,12 +33,9 @@ import uvicorn
 from sqlalchemy.engine import make_url
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
-from starlette.types import Scope
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import logging as log
@@ -47,6 +44,7 @@ from .config import ServerConfig
 from .connection import Connection
 from .lobby import Hub, check_name, player_key
 from .metrics import CONTENT_TYPE as METRICS_TYPE
+from .static import ClientFiles
 
 
 class HttpCreateRoom(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -62,17 +60,6 @@ class HttpCreateRoom(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     passphrase: p.Passphrase | None = None
     bot_level: p.Level = 3
     start: bool = False
-
-
-class ClientFiles(StaticFiles):
-    """The browser client's files. Starlette sends ETag and Last-Modified and
-    answers 304; this adds ``Cache-Control: no-cache`` (keep, but revalidate:
-    the file names carry no version, so a longer lifetime would serve stale code)."""
-
-    async def get_response(self, path: str, scope: Scope) -> Response:
-        response = await super().get_response(path, scope)
-        response.headers.setdefault("cache-control", "no-cache")
-        return response
 
 
 def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
@@ -343,8 +330,8 @@ def create_app(config: ServerConfig) -> Starlette:
         WebSocketRoute("/ws", ws_endpoint),
     ]
     if config.static_dir.is_dir():
-        client = ClientFiles(directory=config.static_dir, html=True)
-        routes.append(Mount("/", GZipMiddleware(client, minimum_size=500)))
+        client = ClientFiles(config.static_dir)
+        routes.append(Route("/{path:path}", client.serve, methods=["GET"]))
     else:
         routes.append(Route("/", no_client))
     app = Starlette(

@@ -8,7 +8,9 @@
 import { $, $$, fill, h, prefersReducedMotion } from "./dom.js";
 import { LANGUAGES, applyI18n, pickLanguage, setLanguage, t } from "./i18n.js";
 import { Conn } from "./net.js";
+import { registerWorker } from "./pwa.js";
 import { rulesForm, summary } from "./rules.js";
+import { frameSounds, setupSoundToggle, sound } from "./sound.js";
 import { autoLevel, recordAuto, store } from "./store.js";
 import { cardSVG } from "./cards.js";
 import { TableView, cardShort, seatName } from "./table.js";
@@ -618,6 +620,7 @@ function renderTable() {
     local: pnp ? localSeats() : null,
     shared: pnp,
   });
+  frameSounds({ frame, event: S.events.get(frame.version) || null });
   $("#table").classList.toggle("concealed", pnp && !S.revealed && !lastCall);
   $("#table").classList.toggle("hand-hidden", lastCall);
   if (pnp && lastCall) for (const seat of S.frames.keys()) S.seenUpTo.set(seat, frame.version);
@@ -1072,7 +1075,12 @@ function handleError(msg, conn) {
 function onState(state, conn) {
   if (S.mode === "pnp" && conn !== S.pnp.conns[0]) return;
   if (state === "open") banner(null);
-  else if (state === "reconnecting") banner(t("ui.reconnecting"));
+  else if (state === "reconnecting") {
+    banner(t("ui.reconnecting"));
+    // No server (offline, the app opened from its cache): the start screen
+    // rather than "Connecting…" for ever; a welcome later puts the seat back.
+    if (document.body.dataset.screen === "loading" && !S.room) show("start");
+  }
   else if (state === "replaced") {
     banner(
       t("ui.replaced"),
@@ -1330,6 +1338,7 @@ async function changeLanguage(code) {
   store.set("lang", code);
   await setLanguage(code);
   $("#lang-select").value = code;
+  setHowtoLink(code);
   for (const f of Object.values(forms)) f.refresh();
   renderLevelOptions();
   renderPnpNamesLabels();
@@ -1355,6 +1364,11 @@ function renderGuestName() {
   fieldError($("#player-name"), null);
 }
 
+/** The start screen's "How to play" opens the page in the language in use. */
+function setHowtoLink(code) {
+  $("#howto-link").href = `howto/${code}.html`;
+}
+
 function setTheme(theme) {
   document.documentElement.dataset.theme = theme;
   $("#theme-select").value = theme;
@@ -1369,6 +1383,9 @@ async function main() {
   $("#lang-select").addEventListener("change", (ev) => changeLanguage(ev.target.value));
   setTheme(store.get("theme") === "midnight" ? "midnight" : "classic");
   $("#theme-select").addEventListener("change", (ev) => setTheme(ev.target.value));
+  setHowtoLink(lang);
+  setupSoundToggle($("#sound-toggle"));
+  registerWorker();
   setupStart();
   setupRoom();
   setupPrivacy();
@@ -1396,5 +1413,5 @@ async function main() {
   openMain(name);
 }
 
-window.kozyr = { state: S, table, show, fillResult, checkName, languages: LANGUAGES }; // for debugging and tests
+window.kozyr = { state: S, table, sound, show, fillResult, checkName, languages: LANGUAGES }; // for debugging and tests
 main();

@@ -13,7 +13,8 @@ let fallback = {};
 
 async function fetchDict(code) {
   if (!cache.has(code)) {
-    const res = await fetch(`i18n/${code}.json`);
+    // Next to this module: under the client's versioned name (cached for good).
+    const res = await fetch(new URL(`../i18n/${code}.json`, import.meta.url));
     if (!res.ok) throw new Error(`no translation ${code}`);
     cache.set(code, await res.json());
   }
