@@ -15,7 +15,6 @@ import threading
 import time
 import urllib.error
 import urllib.request
-import weakref
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
@@ -161,8 +160,9 @@ def http(
         return status, text
 
 
-#: Clients whose socket may be open (closed by :func:`run` whatever happens).
-_clients: weakref.WeakSet[Client] = weakref.WeakSet()
+#: Clients connected while :func:`run` runs a scenario (it closes them at the
+#: end; strong references, since a scenario's locals are gone once it returns).
+_clients: set[Client] | None = None
 
 
 def run(scenario: Coroutine[Any, Any, T]) -> T:
@@ -170,15 +170,22 @@ def run(scenario: Coroutine[Any, Any, T]) -> T:
     the scenario failed: a socket left to the garbage collector warns later, in
     whichever test is running then (pytest makes that warning that test's error)."""
 
+    global _clients
+    mine: set[Client] = set()
+
     async def main() -> T:
         try:
             return await scenario
         finally:
-            for c in list(_clients):
+            for c in mine:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(c.close(), 5)
 
-    return asyncio.run(main())
+    _clients = mine
+    try:
+        return asyncio.run(main())
+    finally:
+        _clients = None
 
 
 class Client:
@@ -200,7 +207,8 @@ class Client:
 
     async def connect(self, token: str | None = None, hello: bool = True) -> dict[str, Any]:
         self.ws = await connect(self.url, open_timeout=10, max_size=2**20, max_queue=None)
-        _clients.add(self)
+        if _clients is not None:
+            _clients.add(self)
         if not hello:
             return {}
         msg: dict[str, Any] = {"type": "hello", "name": self.name}

@@ -324,6 +324,7 @@ class Hub:
                 room.back_to_room(pl)
             case p.Leave():
                 room.remove_player(pl)
+                await self.coord.flushed(room)
                 pl.send(p.Left(room=room.code))
             case _:  # pragma: no cover - every type is handled above
                 raise p.ProtocolError(p.Code.UNKNOWN_TYPE, "not handled", p.type_of(msg))

@@ -72,6 +72,10 @@ class Coordinator:
         """The new room is queued for storage (a cluster waits until it is stored,
         so any process can find it by its code or its players at once)."""
 
+    async def flushed(self, room: Any) -> None:
+        """Wait until the room's queued writes are stored (a cluster, so that
+        other processes read them: after ``left``, the seat is free everywhere)."""
+
     def room_changed(self, room: Any) -> None:
         """The room's settings, seats or state changed (already queued for storage)."""
 

@@ -186,8 +186,11 @@ class ClusterNode(Coordinator):
         self._own(room.code, fence, value, "0-0")
 
     async def created(self, room: Room) -> None:
+        await self.flushed(room)
+
+    async def flushed(self, room: Room) -> None:
         # The store's queue is first in, first out: once this no-op is done,
-        # the room's first save is committed.
+        # the room's saves queued so far are committed.
         await self.hub.store.call(lambda _conn: None)
 
     def room_changed(self, room: Room) -> None:
