@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -213,6 +214,35 @@ def test_session_events_are_public_and_draws_add_up() -> None:
         )
 
 
+def test_session_views_are_exactly_the_engines_views() -> None:
+    """The frames share one public part per move (game_session.view_json); each
+    seat's view and legal actions must still be exactly what view_of gives."""
+    rng = random.Random(4)
+    for rules in (
+        Rules(players=2),
+        Rules(players=4, variant="perevodnoy"),
+        Rules(players=4, cheating=True),
+        Rules(players=3, cheating=True, variant="perevodnoy"),
+    ):
+        s = GameSession.deal(rules, 1, 0)
+        positions = 0
+        while True:
+            for seat in range(rules.players):
+                view = view_of(s.state, seat)
+                expected = (view.to_json(), [a.to_json() for a in view.legal])
+                assert s.view_json(seat) == expected
+                assert list(s.view_json(seat)[0]) == list(expected[0])  # same key order
+            spect = view_of(s.state, 0).to_json()
+            del spect["hand"]
+            spect["seat"] = None
+            assert s.spectator_json() == spect
+            positions += 1
+            if s.over:
+                break
+            s.apply(rng.choice(s.state.legal_actions()))
+        assert positions > 20
+
+
 def test_a_resumed_session_has_the_history_of_its_record() -> None:
     """A room restored after a restart replays its record: the state's log, and
     so every view's public history, must be the moves played before."""
@@ -278,6 +308,45 @@ def test_bot_pool_in_a_thread_and_in_processes() -> None:
 
 
 # ---------------------------------------------------------------- store
+def test_store_a_bad_move_row_fails_alone(tmp_path: Path) -> None:
+    """Moves are committed in batches straight on the driver; a row the database
+    refuses (the same index twice) fails its own add_move and no other."""
+
+    async def scenario() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'k.db'}")
+        store.start()
+        try:
+            s = GameSession.deal(Rules(players=2), 1, 0)
+            gid = await store.create_game("r", 1, 0, s.header())
+            await store.add_move(gid, 0, {"seat": 0, "kind": "pass"})
+            got = await asyncio.gather(
+                store.add_move(gid, 1, {"seat": 0, "kind": "pass"}),
+                store.add_move(gid, 0, {"seat": 1, "kind": "take"}),  # index 0 is taken
+                store.add_move(gid, 2, {"seat": 1, "kind": "pass"}),
+                return_exceptions=True,
+            )
+            assert got[0] is None and got[2] is None
+            assert isinstance(got[1], Exception)
+            await store.add_move(gid, 3, {"seat": 0, "kind": "pass"})  # the store carries on
+
+            def stored(conn: Any) -> list[tuple[int, str]]:
+                rows = conn.exec_driver_sql(
+                    "SELECT idx, action FROM moves WHERE game_id = ? ORDER BY idx", (gid,)
+                )
+                return [(int(i), str(a)) for i, a in rows]
+
+            assert await store.call(stored) == [
+                (0, '{"seat":0,"kind":"pass"}'),
+                (1, '{"seat":0,"kind":"pass"}'),
+                (2, '{"seat":1,"kind":"pass"}'),
+                (3, '{"seat":0,"kind":"pass"}'),
+            ]
+        finally:
+            store.close()
+
+    asyncio.run(scenario())
+
+
 def test_store_keeps_games_moves_records_and_results(tmp_path: Path) -> None:
     async def scenario() -> None:
         store = Store(f"sqlite:///{tmp_path / 'db' / 'k.db'}")

@@ -117,3 +117,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     if SHOTS.exists() and any(SHOTS.iterdir()):
         count = len(list(SHOTS.glob("*.png")))
         terminalreporter.write_line(f"web client screenshots ({count}): {SHOTS}")
+    audit = SHOTS / "audit"  # the layout audit's (test_layout_audit.py)
+    if audit.exists() and any(audit.iterdir()):
+        count = len(list(audit.iterdir()))
+        terminalreporter.write_line(f"layout audit screenshots ({count}): {audit}")

@@ -153,7 +153,20 @@ def make_move(page: Any, n: int) -> str:
         take.click()
         kind = "take"
     else:
-        raise AssertionError("my turn, but nothing to click: " + page.inner_html("#actions"))
+        # A frame may land between wait_turn() and here (pass & play: the device
+        # answers a "Then pass" by itself): give the page a moment to show what
+        # to click or that it is not this page's turn any more; a table that
+        # still says "your turn" with nothing to click after that is stuck.
+        try:
+            page.wait_for_function(
+                """() => document.querySelector('#table').dataset.canAct !== 'true'
+                    || document.querySelector('#hand .hcard.playable, #actions button')""",
+                timeout=3_000,
+            )
+        except Exception as stuck:
+            actions = page.inner_html("#actions")
+            raise AssertionError("my turn, but nothing to click: " + actions) from stuck
+        return "none"
     page.wait_for_function(
         f"() => Number(document.body.dataset.version) !== {before}"
         " || !document.querySelector('#result').hidden",

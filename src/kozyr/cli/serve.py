@@ -21,6 +21,12 @@ def add_parser(sub: Any) -> None:
         help="run the online game server",
         description="Run the Kozyr game server: WebSocket play, HTTP API, browser client.",
     )
+    add_options(p)
+    p.set_defaults(run=run)
+
+
+def add_options(p: argparse.ArgumentParser) -> None:
+    """The server's options (``kozyr telegram`` takes them too)."""
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 = any free port)")
     p.add_argument(
@@ -107,28 +113,32 @@ def add_parser(sub: Any) -> None:
         choices=["debug", "info", "warning", "error"],
         help="JSON log level (default info: one line per event)",
     )
-    p.set_defaults(run=run)
 
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
-    return ServerConfig(
-        host=args.host,
-        port=args.port,
-        db_url=args.db or "",
-        static_dir=args.static,
-        bot_delay=args.bot_delay,
-        grace=args.grace,
-        bot_workers=args.bot_workers,
-        max_message=args.max_message,
-        rate=args.rate,
-        burst=args.burst,
-        passphrase_backoff=args.passphrase_backoff,
-        move_time_scale=args.move_time_scale,
-        last_call=args.last_call,
-        log_level=args.log_level,
-        redis_url=args.redis,
-        lease=args.lease,
-        listen_fd=args.fd,
+    # Telegram login (docs/telegram.md) is configured by KOZYR_TELEGRAM_* variables.
+    from kozyr.server.telegram_api import config_from_env
+
+    return config_from_env(
+        ServerConfig(
+            host=args.host,
+            port=args.port,
+            db_url=args.db or "",
+            static_dir=args.static,
+            bot_delay=args.bot_delay,
+            grace=args.grace,
+            bot_workers=args.bot_workers,
+            max_message=args.max_message,
+            rate=args.rate,
+            burst=args.burst,
+            passphrase_backoff=args.passphrase_backoff,
+            move_time_scale=args.move_time_scale,
+            last_call=args.last_call,
+            log_level=args.log_level,
+            redis_url=args.redis,
+            lease=args.lease,
+            listen_fd=args.fd,
+        )
     )
 
 

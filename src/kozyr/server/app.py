@@ -11,6 +11,8 @@ Routes (docs/protocol.md has the details):
 * ``GET /api/games/{id}`` — a finished game's record (for ``kozyr replay``).
 * ``GET /api/me/results`` — your results against the computer, per level
   (``Authorization: Bearer <token>``).
+* ``POST /api/telegram/login``, ``PUT /api/telegram/auto`` — Telegram Mini App
+  players (``telegram_api.py``, docs/telegram.md).
 * ``WS /ws`` — the game protocol.
 * ``/`` — the browser client from ``src/kozyr/web/static`` when it exists
   (:mod:`kozyr.server.static`: versioned names cached for a year, pages and
@@ -45,6 +47,7 @@ from .connection import Connection
 from .lobby import Hub, check_name, player_key
 from .metrics import CONTENT_TYPE as METRICS_TYPE
 from .static import ClientFiles
+from .telegram_api import telegram_routes
 
 
 class HttpCreateRoom(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -152,9 +155,17 @@ def create_app(config: ServerConfig) -> Starlette:
             bot_workers=config.bot_workers,
             static=config.static_dir.is_dir(),
         )
+        # Telegram: ``kozyr telegram`` runs the bot in this event loop (docs/telegram.md).
+        bot = None
+        if config.telegram_bot:
+            from kozyr.telegram.bot import start_bot
+
+            bot = await start_bot(hub)
         try:
             yield
         finally:
+            if bot is not None:
+                await bot.stop()
             if node is not None:
                 await node.stop()
             await hub.shutdown()
@@ -327,6 +338,7 @@ def create_app(config: ServerConfig) -> Starlette:
         Route("/api/rooms/{code}", room_info),
         Route("/api/games/{game_id}", game_record),
         Route("/api/me/results", my_results),
+        *telegram_routes(hub),  # Telegram Mini App login (telegram_api.py)
         WebSocketRoute("/ws", ws_endpoint),
     ]
     if config.static_dir.is_dir():

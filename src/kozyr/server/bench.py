@@ -10,7 +10,10 @@ everyone is connected and playing it measures for ``--duration`` seconds:
 * moves per second,
 * latency from sending a move to receiving its ``event`` broadcast, at the
   mover (p50/p90/p99/max), and until the last seat of the room has it,
-* the server process's CPU use.
+* the server process's CPU use, and its CPU time per move: the process's
+  user + system time (``/proc/PID/stat``, every thread) over the moves the
+  server applied in the window (``moves`` of ``/health``).  Unlike latency,
+  this figure barely depends on how loaded the machine is.
 
 Latencies are measured inside one client process per room (all seats of a
 room live in the same process), so one clock serves both ends.
@@ -333,6 +336,13 @@ def _server_times(log_path: Path, t0: float, t1: float) -> list[float]:
     return out
 
 
+def _health(http_base: str) -> dict[str, Any]:
+    with urllib.request.urlopen(http_base + "/health", timeout=10) as resp:
+        data = json.loads(resp.read())
+    assert isinstance(data, dict)
+    return data
+
+
 def _pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -383,6 +393,7 @@ def _run(args: argparse.Namespace, tmp: Path) -> int:
             connected += got
         setup = time.monotonic() - t0
         time.sleep(2.0)  # let every room get into its game
+        moves0 = _health(http_base)["moves"]
         cpu0 = _cpu_seconds(server.pid) if server else None
         wait0 = _run_queue_seconds(server.pid) if server else None
         clients0 = sum(_cpu_seconds(w.pid) for w in workers if w.pid)
@@ -390,13 +401,13 @@ def _run(args: argparse.Namespace, tmp: Path) -> int:
         start = time.monotonic()
         wall0 = time.time()
         time.sleep(args.duration / 2)
-        with urllib.request.urlopen(http_base + "/health", timeout=10) as resp:
-            health = json.loads(resp.read())
+        health = _health(http_base)
         time.sleep(max(0.0, args.duration - (time.monotonic() - start)))
+        cpu1 = _cpu_seconds(server.pid) if server else None
+        moves1 = _health(http_base)["moves"]
         stop.set()
         window = time.monotonic() - start
         wall1 = time.time()
-        cpu1 = _cpu_seconds(server.pid) if server else None
         wait1 = _run_queue_seconds(server.pid) if server else None
         clients1 = sum(_cpu_seconds(w.pid) for w in workers if w.pid)
         parts = [results.get(timeout=120) for _ in workers]
@@ -453,6 +464,12 @@ def _run(args: argparse.Namespace, tmp: Path) -> int:
             if wait0 is not None and wait1 is not None
             else None
         ),
+        "server_moves": moves1 - moves0,
+        "server_cpu_ms_per_move": (
+            round((cpu1 - cpu0) * 1000 / (moves1 - moves0), 3)
+            if cpu0 is not None and cpu1 is not None and moves1 > moves0
+            else None
+        ),
         "client_cpu_percent": round((clients1 - clients0) / window * 100, 1),
         "load_average": os.getloadavg()[0],
         "errors": dict(errors),
@@ -485,6 +502,11 @@ def _run(args: argparse.Namespace, tmp: Path) -> int:
             f"  server CPU:        {figures['server_cpu_percent']} % of one core "
             f"(and {figures['server_cpu_wait_percent']} % waiting for a CPU; "
             f"load average {figures['load_average']:.1f})"
+        )
+    if figures["server_cpu_ms_per_move"] is not None:
+        print(
+            f"  server CPU/move:   {figures['server_cpu_ms_per_move']} ms "
+            f"({figures['server_moves']} moves applied by the server in the window)"
         )
     print(f"  client processes:  {figures['client_cpu_percent']} % of one core in all")
     print(f"  errors:            {dict(errors) or 'none'}")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kozyr.engine.actions import Action, Kind
-from kozyr.engine.cards import card_str
+from kozyr.engine.cards import card_str, cards_of
 from kozyr.engine.deal import Deal
 from kozyr.engine.record import GameRecord
 from kozyr.engine.rules import Rules
@@ -55,6 +55,8 @@ class GameSession:
         self.base_version = base_version
         #: The database id of the game, once stored.
         self.game_id: int | None = None
+        #: The public part of every seat's view, for the version it was made at.
+        self._public: tuple[int, dict[str, Any]] | None = None
         #: places() cached with the number of actions it was computed from.
         self._places: tuple[int, list[list[int]]] | None = None
 
@@ -108,16 +110,42 @@ class GameSession:
         return data
 
     def view_json(self, seat: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """``seat``'s view and its legal actions, in the engine's JSON notation."""
-        view = view_of(self.state, seat)
-        return view.to_json(), [a.to_json() for a in view.legal]
+        """``seat``'s view and its legal actions, in the engine's JSON notation:
+        exactly ``view_of(state, seat)``'s ``to_json()`` and ``legal``.
+
+        Why not call ``view_of`` for each seat: every seat's view differs from
+        the others' only in ``seat`` and ``hand``, so a move's frames share one
+        public part (made once per version) and each seat adds its own hand —
+        a quarter of the work at a four-seat table.  tests/server/test_units.py
+        checks the result against ``view_of`` at every position of whole games.
+        """
+        state = self.state
+        data = dict(self._public_json())  # a shallow copy keeps the key order
+        data["seat"] = seat
+        data["hand"] = [card_str(c) for c in cards_of(state.hands[seat])]
+        if state.rules.cheating:
+            legal = state.legal_actions_for(seat)
+        elif state.to_move == seat:
+            legal = state.legal_actions()
+        else:
+            return data, []
+        return data, [a.to_json() for a in legal]
 
     def spectator_json(self) -> dict[str, Any]:
         """The public view: any seat's view with the hand removed entirely."""
-        data = view_of(self.state, 0).to_json()
+        data = dict(self._public_json())
         del data["hand"]
         data["seat"] = None
         return data
+
+    def _public_json(self) -> dict[str, Any]:
+        """Seat 0's view as JSON, cached per version (callers copy it before
+        changing ``seat`` or ``hand``; nothing else in it depends on the seat)."""
+        version = self.version
+        cached = self._public
+        if cached is None or cached[0] != version:
+            cached = self._public = (version, view_of(self.state, 0).to_json())
+        return cached[1]
 
     def cards_left(self) -> list[int]:
         return self.state.hand_counts()

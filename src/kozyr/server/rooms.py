@@ -142,7 +142,11 @@ class Room:
         return [pl for pl in self.humans() if pl.conn is not None]
 
     def watched(self) -> bool:
-        return any(pl.conn is not None for pl in self.humans())
+        # Asked after every move: look at the seats without building lists.
+        for seat in self.seats:
+            if seat.player is not None and seat.player.conn is not None:
+                return True
+        return any(pl.conn is not None for pl in self.spectators)
 
     def check_passphrase(self, given: str | None) -> bool:
         if self.passphrase is None:
@@ -194,10 +198,13 @@ class Room:
             pl.send(self.room_message(pl, info))
 
     def game_frame(self, player: Player) -> p.GameFrame | None:
+        return self._frame_for(self.seat_of(player))
+
+    def _frame_for(self, seat: int | None) -> p.GameFrame | None:
+        """The game frame of ``seat`` (None: a spectator's, without any hand)."""
         g = self.game
         if g is None:
             return None
-        seat = self.seat_of(player)
         legal: list[dict[str, Any]] = []
         if seat is None:
             view = g.spectator_json()
@@ -576,10 +583,11 @@ class Room:
         loop = asyncio.get_running_loop()
         applied = g.apply(action)
         self.hub.moves += 1
+        action_json = action.to_json()  # one copy for the store, the event and the log
         if g.game_id is not None:
             try:
                 idx = len(g.record.actions) - 1
-                await self.hub.store.add_move(g.game_id, idx, action.to_json(), self.fence)
+                await self.hub.store.add_move(g.game_id, idx, action_json, self.fence)
             except Fenced:
                 # Another process owns the room now: this move never happened
                 # (it is not stored, so it must not be shown either).
@@ -597,7 +605,7 @@ class Room:
                 return
         else:
             self._schedule_turn()
-        self._broadcast_move(applied, by)
+        self._broadcast_move(applied, by, action_json)
         took = None if received is None else time.perf_counter() - received
         self.hub.metrics.move_applied(took)
         log.event(
@@ -606,7 +614,7 @@ class Room:
             game=g.game_no,
             version=applied.version,
             seat=action.seat,
-            action=action.to_json(),
+            action=action_json,
             by=by,
             ms=None if took is None else round(took * 1000, 2),
         )
@@ -661,14 +669,14 @@ class Room:
                 log.error("store_finish_failed", room=self.code, error=repr(exc))
         self.changed()
 
-    def _broadcast_move(self, applied: Applied, by: str) -> None:
+    def _broadcast_move(self, applied: Applied, by: str, action_json: dict[str, Any]) -> None:
         g = self.game
         assert g is not None
         event = p.Event(
             game=g.game_no,
             version=applied.version,
             seat=applied.action.seat,
-            action=applied.action.to_json(),
+            action=action_json,
             by=by,
             round_end=applied.round_end,
             draws=applied.draws,
@@ -681,20 +689,26 @@ class Room:
         self._broadcast_frames()
 
     def _broadcast_frames(self) -> None:
-        """Each seated human gets its own view; spectators share one (no hand)."""
-        spectator_text: str | None = None
-        for pl in self.watchers():
-            if self.seat_of(pl) is None:
-                if spectator_text is None:
-                    frame = self.game_frame(pl)
-                    if frame is None:
-                        return
-                    spectator_text = p.encode(frame).decode()
-                pl.send_raw(spectator_text)
-            else:
-                frame = self.game_frame(pl)
+        """Each seated human gets its own view; spectators share one (no hand).
+        Seats are walked directly (this runs after every move)."""
+        if self.game is None:
+            return
+        for seat in self.seats:
+            pl = seat.player
+            if pl is not None and pl.conn is not None:
+                frame = self._frame_for(seat.index)
                 if frame is not None:
-                    pl.send(frame)
+                    pl.conn.send(frame)
+        spectator_text: str | None = None
+        for pl in self.spectators:
+            if pl.conn is None:
+                continue
+            if spectator_text is None:
+                frame = self._frame_for(None)
+                if frame is None:
+                    return
+                spectator_text = p.encode(frame).decode()
+            pl.conn.send_raw(spectator_text)
 
     # ------------------------------------------------------------ turns
     def _schedule_turn(self) -> None:

@@ -14,6 +14,7 @@ import { frameSounds, setupSoundToggle, sound } from "./sound.js";
 import { autoLevel, recordAuto, store } from "./store.js";
 import { cardSVG } from "./cards.js";
 import { TableView, cardShort, seatName } from "./table.js";
+import { backButton, saveAuto, startTelegram } from "./telegram.js";
 
 const S = {
   mode: "online", // "online" | "pnp"
@@ -236,6 +237,14 @@ function show(screen) {
   }
   for (const el of $$(".screen")) el.hidden = el.id !== `screen-${screen}`;
   document.body.dataset.screen = screen;
+  telegramBack(screen);
+}
+
+/** Telegram Mini App (js/telegram.js): its Back button leaves the room in the
+ * lobby and after a game; during a game and on the start screen it is hidden. */
+function telegramBack(screen) {
+  const leave = S.mode === "online" && (screen === "room" || (screen === "table" && S.room?.state === "over"));
+  backButton(leave ? () => leaveRoom() : null);
 }
 
 function route() {
@@ -629,6 +638,44 @@ function renderTable() {
   renderResult(frame);
 }
 
+// ============================================================ modal dialogs keep the focus
+const openDialog = () => $$('.overlay[aria-modal="true"]').find((d) => !d.hidden) || null;
+
+/** A redraw rebuilds a dialog's buttons (the result's, again when the room
+ * changes): the focus goes back to the same button, else the first one; never
+ * to the page body behind the dialog. */
+function dialogFocusLost(ev) {
+  const dlg = openDialog();
+  if (!dlg || ev.relatedTarget || !dlg.contains(ev.target)) return;
+  const memo = { dialog: dlg.id, action: ev.target.dataset.action || null, id: ev.target.id || null };
+  setTimeout(() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) keepDialogFocus(memo);
+  }, 0);
+}
+
+function keepDialogFocus(memo) {
+  const dlg = openDialog();
+  if (!dlg || dlg.contains(document.activeElement)) return;
+  if (memo && memo.dialog !== dlg.id) memo = null;
+  const same = memo && (memo.action ? $(`[data-action="${memo.action}"]`, dlg) : memo.id ? $(`#${memo.id}`, dlg) : null);
+  const target = same || $("button", dlg);
+  if (target) target.focus({ preventScroll: true });
+}
+
+/** Tab and Shift+Tab go round the open dialog's controls (aria-modal). */
+function trapDialogTab(ev) {
+  if (ev.key !== "Tab") return;
+  const dlg = openDialog();
+  if (!dlg) return;
+  const items = $$("button, [href], input, select", dlg).filter((el) => !el.disabled && el.getClientRects().length);
+  if (!items.length) return;
+  const i = items.indexOf(document.activeElement);
+  const j = i < 0 ? 0 : (i + (ev.shiftKey ? items.length - 1 : 1)) % items.length;
+  items[j].focus();
+  ev.preventDefault();
+}
+
 function renderResult(frame) {
   const over = S.over;
   const dlg = $("#result");
@@ -644,7 +691,7 @@ function renderResult(frame) {
     if (wasHidden) {
       const first = $("#result-actions button");
       if (first) first.focus();
-      announce($("#result-title").textContent);
+      announce(resultSpoken());
     }
   };
   if (S.resultShownFor === over.game) show();
@@ -661,6 +708,17 @@ function placesOf(over) {
   const out = currentFrame()?.frame.view.out || [];
   const rest = over.cards_left.map((_, seat) => seat).filter((seat) => !out.includes(seat));
   return [...out.map((seat) => [seat]), ...(rest.length ? [rest] : [])];
+}
+
+/** What a screen reader hears when the result shows: the title and the lines
+ * under it as sentences ("You won! Oleg is the durak. Your place: 1 of 3"), so
+ * that who lost is said even when the title is your win. */
+function resultSpoken() {
+  const parts = [$("#result-title").textContent, ...$("#result-sub").textContent.split(" · ")].filter(Boolean);
+  const sep = t("table.evJoin");
+  // After a sentence that already ends ("!", "！") only the space, if the language has one.
+  const glue = (text) => (/[.!?。！？]$/.test(text) ? (sep.endsWith(" ") ? " " : "") : sep);
+  return parts.reduce((text, part) => (text ? text + glue(text) + part : part), "");
 }
 
 /** The viewer's outcome: "win", "durak", "draw", or null (pass and play, spectators). */
@@ -825,6 +883,7 @@ function countAuto(over) {
   const from = autoLevel();
   const to = recordAuto(outcome);
   store.set("autoLast", { key, from, to }); // the result screen's "Auto: level 3 → 4"
+  saveAuto(store.get("auto")); // a Telegram player's ladder is kept on the server too
   renderLevelOptions();
 }
 
@@ -1377,6 +1436,17 @@ function setTheme(theme) {
 
 // ============================================================ start-up
 async function main() {
+  // Telegram Mini App (js/telegram.js): log in with the launch data first.
+  const tg = await startTelegram({ onTheme: (base) => setTheme(base) });
+  if (tg && tg.ok) {
+    store.set("token", tg.token);
+    store.set("name", tg.name);
+    store.set("nameAuto", false);
+    if (tg.auto) store.set("auto", tg.auto);
+  }
+  if (tg && tg.language && !store.get("lang")) store.set("lang", tg.language);
+  const tgStart = tg ? tg.start : null; // a deep link's start parameter: a room code or "computer"
+
   const lang = pickLanguage(store.get("lang"));
   await setLanguage(lang);
   $("#lang-select").value = lang;
@@ -1389,10 +1459,12 @@ async function main() {
   setupStart();
   setupRoom();
   setupPrivacy();
+  document.addEventListener("keydown", trapDialogTab);
+  document.addEventListener("focusout", dialogFocusLost);
   applyI18n(document);
 
   const params = new URL(location.href).searchParams;
-  const code = params.get("room");
+  const code = params.get("room") || (tgStart && tgStart !== "computer" ? tgStart : null);
   const saved = store.get("pnp");
   if (saved && saved.room && saved.players.every((p) => p.token) && !code) {
     resumePnp(saved);
@@ -1411,7 +1483,9 @@ async function main() {
     show("start");
   }
   openMain(name);
+  if (tg && !tg.ok) toast(errorText(tg.error));
+  if (!code && (params.get("play") === "computer" || tgStart === "computer")) S.selectTab("tab-computer");
 }
 
-window.kozyr = { state: S, table, sound, show, fillResult, checkName, languages: LANGUAGES }; // for debugging and tests
+window.kozyr = { state: S, table, sound, show, fillResult, resultSpoken, checkName, languages: LANGUAGES }; // for debugging and tests
 main();

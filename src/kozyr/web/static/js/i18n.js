@@ -37,7 +37,7 @@ export async function setLanguage(code) {
   dict = code === "en" ? fallback : await fetchDict(code);
   lang = code;
   document.documentElement.lang = { zh: "zh-Hans", ja: "ja", ru: "ru", en: "en" }[code] || code;
-  applyI18n(document);
+  applyI18n(document); // the <title> too (data-i18n)
 }
 
 export const currentLanguage = () => lang;
@@ -85,13 +85,15 @@ export function applyI18n(root) {
 // ------------------------------------------------------------------ cards
 const RANK_KEYS = { T: "10" };
 
-/** "Ten of diamonds" in the current language. */
-export function cardName(code) {
-  const rank = code[0];
-  const suit = code[1];
+/** "Ten of diamonds" in the current language. ``form`` ("Acc", "Ins") picks a
+ * grammatical case where the language has one (Russian: "шестёрку червей",
+ * "шестёркой червей", in running text, lower case); elsewhere the plain name. */
+export function cardName(code, form = "") {
+  const rank = RANK_KEYS[code[0]] || code[0];
+  const cased = form ? lookup(dict, `cards.rank${form}.${rank}`) : undefined;
   return t("cards.name", {
-    rank: t(`cards.rank.${RANK_KEYS[rank] || rank}`),
-    suit: t(`cards.suit.${suit}`),
+    rank: typeof cased === "string" ? cased : t(`cards.rank.${rank}`),
+    suit: t(`cards.suit.${code[1]}`),
   });
 }
 

@@ -78,6 +78,55 @@ const escapeHTML = (text) =>
 
 const sameCards = (a, b) => a.length === b.length && a.every((c) => b.includes(c));
 
+// ------------------------------------------------------------ the hand's layout
+// Every card of the hand keeps a part of its own at least MIN_STEP x ROW_STEP px
+// (a 44 x 44 px tap target with a little to spare, whether it is lit or not, so
+// that the layout never moves when a selection changes what is lit): in a
+// fanned row the strip left of its right neighbour, in rows also the top strip
+// above the next row (where a card's rank and suit are).
+const MIN_STEP = 50;
+const LOW_SCREEN = window.matchMedia("(orientation: landscape) and (max-height: 540px)");
+const ROW_STEP = 50;
+const MIN_CARD = 48;
+const BIG_HAND = 14; // the narrowest a hand card gets when the table is short of room
+const FAN_TOP = 6; // room above the rows for a selected card's rise
+const CHOSEN_RISE = 4;
+
+/** How far each card of a fanned row of ``n`` turns from its neighbour (degrees). */
+const fanSpread = (n) => Math.min(2.6, 26 / Math.max(n, 1));
+
+/** The ways to lay ``n`` cards out in a hand ``width`` px wide, best first:
+ * fewest rows (one row is a fan), then the widest cards, from the CSS width
+ * ``w0`` down to MIN_CARD (narrower cards leave the table more height). Only
+ * plans that keep every step at least MIN_STEP; at most three row counts. */
+export function handPlans(n, width, w0) {
+  const plans = [];
+  let firstRows = 0;
+  for (let rows = 1; rows <= n; rows++) {
+    const perRow = Math.ceil(n / rows);
+    if (Math.ceil(n / perRow) !== rows) continue; // the same as another row count
+    if (firstRows && rows > firstRows + 2) break;
+    for (let w = Math.round(w0); w >= Math.min(MIN_CARD, w0); w -= 4) {
+      const hgt = w * 1.4;
+      // The outer cards of a fan tilt about a point below them: keep their
+      // corners inside the hand by a margin of that swing.
+      const tilt = rows === 1 ? ((perRow - 1) / 2) * fanSpread(perRow) : 0;
+      const pad = Math.ceil(hgt * 1.1 * Math.sin((tilt * Math.PI) / 180)) + 2;
+      const room = width - 2 * pad - w;
+      const step = perRow > 1 ? Math.min(Math.max(w * 0.9, MIN_STEP), room / (perRow - 1)) : 0;
+      if (perRow > 1 && step < MIN_STEP) continue;
+      const rowStep = Math.min(hgt, Math.max(ROW_STEP, hgt * 0.42));
+      plans.push({ rows, perRow, w, step, rowStep, pad });
+      firstRows = firstRows || rows;
+    }
+  }
+  if (!plans.length) {
+    // Not even MIN_CARD-wide cards fit MIN_STEP apart: one card per row.
+    plans.push({ rows: n, perRow: 1, w: Math.min(MIN_CARD, w0), step: 0, rowStep: ROW_STEP, pad: 2 });
+  }
+  return plans;
+}
+
 export class TableView {
   /**
    * @param {object} hooks
@@ -115,12 +164,40 @@ export class TableView {
     this.timerHandle = setInterval(() => this.tickTimers(), 250);
     this.el.hand.addEventListener("keydown", (ev) => this.handKeys(ev));
     document.addEventListener("keydown", (ev) => this.globalKeys(ev));
+    // Focus (see placeFocus): where it last was in the table, and whether it
+    // belongs there (a move removes the focused card or button; the focus then
+    // goes to the next sensible control, never to the page body).
+    this.wantFocus = false;
+    this.lastFocus = null;
+    this.handCurrent = null; // the hand's one Tab stop (roving tabindex)
+    this.focusGame = null; // the game in which the focus has been placed in the table
+    document.addEventListener("focusin", (ev) => this.focusMoved(ev.target));
+    // A focused control removed outside a redraw of ours: the next sensible one.
+    document.addEventListener("focusout", (ev) => {
+      if (ev.relatedTarget || (ev.target.isConnected && !this.el.table.contains(ev.target))) return;
+      setTimeout(() => {
+        const el = document.activeElement;
+        if (this.ctx && this.wantFocus && (!el || el === document.body)) this.placeFocus(this.lastFocus);
+      }, 0);
+    });
+    $("#keys-open").addEventListener("click", () => this.openKeys());
+    $("#keys-close").addEventListener("click", () => this.closeKeys());
     // Lay the fan out again whenever the hand's box changes (resize, screen shown).
     // Only a change of width matters (the fan sets the hand's height itself).
+    // The fan takes the height the rest of the table leaves: it is laid out
+    // again when the table or a part of it above changes size (a resize, a
+    // font that arrives late, a status of two lines, seats in rows).
     this.handWidth = 0;
-    new ResizeObserver(() => {
-      if (this.el.hand.clientWidth !== this.handWidth) this.layoutHand();
-    }).observe(this.el.hand);
+    this.tableSize = "";
+    const resized = new ResizeObserver(() => {
+      const box = this.tableBox();
+      if (this.el.hand.clientWidth === this.handWidth && box === this.tableSize) return;
+      if (box.split(" ")[0] !== this.tableSize.split(" ")[0]) this.layoutSeats();
+      this.layoutHand();
+    });
+    for (const el of [this.el.table, this.el.status.parentElement, this.el.opponents, this.el.meInfo, this.el.actions, this.el.hand]) {
+      resized.observe(el);
+    }
   }
 
   // ------------------------------------------------------------ public
@@ -138,6 +215,7 @@ export class TableView {
   render(ctx) {
     const before = this.snapshot();
     const prev = this.ctx;
+    const hadTurn = Boolean(prev) && this.turnActions.length > 0;
     const newVersion = !prev || prev.frame.version !== ctx.frame.version || prev.frame.game !== ctx.frame.game;
     const newGame = !prev || prev.frame.game !== ctx.frame.game;
     this.ctx = ctx;
@@ -157,11 +235,10 @@ export class TableView {
       if (kept.every((c) => hand.includes(c)) && this.handActions.some(fits)) this.selection = kept;
     }
     if (this.accuseCard && !this.accusersOf(this.accuseCard).length) this.accuseCard = null;
-    const focused = document.activeElement;
-    const focusCard = focused && focused.closest && focused.closest("#hand") ? focused.dataset.card : null;
-    const focusInHand = Boolean(focused && focused.closest && focused.closest("#hand"));
-    const focusAction = focused && focused.closest && focused.closest("#actions") ? focused.dataset.action : null;
-    const focusTable = focused && focused.closest && focused.closest("#battle") ? focused.dataset.card : null;
+    // Until the focus has been in the table once in this game, the table takes
+    // it (the start or room screen's button just went away with its screen).
+    const fresh = this.focusGame !== ctx.frame.game;
+    const memo = this.focusMemo(fresh);
 
     this.renderStatus();
     this.renderOpponents();
@@ -173,17 +250,11 @@ export class TableView {
     this.renderHand();
     this.tickTimers();
 
-    // Keep keyboard players where they were.
-    if (focusTable) {
-      const target = this.el.battle.querySelector(`button[data-card="${focusTable}"]`);
-      if (target) target.focus({ preventScroll: true });
-    }
-    if (focusCard || focusInHand || focusAction) {
-      let target = focusCard && this.el.hand.querySelector(`[data-card="${focusCard}"]`);
-      if (!target && focusAction) target = this.el.actions.querySelector(`[data-action="${focusAction}"]`);
-      if (!target) target = this.el.hand.querySelector(".playable") || this.el.actions.querySelector("button");
-      if (!target) target = this.el.hand.querySelector("button");
-      if (target) target.focus({ preventScroll: true });
+    // Keep keyboard players where they were, or on the next sensible control.
+    this.placeFocus(memo, newVersion && !hadTurn && this.turnActions.length > 0);
+    if (fresh && memo) {
+      // The first frame is drawn before its screen is shown: try again then.
+      setTimeout(() => this.ctx && this.focusGame !== this.ctx.frame.game && this.placeFocus(this.focusMemo(true)), 0);
     }
 
     const say = [];
@@ -198,7 +269,7 @@ export class TableView {
     if (newVersion && lastCall && (!prev || prev.frame.view.phase !== "last_call") && this.lastCallSeats().length) {
       say.push(t("table.lastCall"));
     }
-    const text = say.filter(Boolean).join(". ");
+    const text = say.filter(Boolean).join(t("table.evJoin"));
     if (text) this.hooks.announce(text);
   }
 
@@ -303,6 +374,109 @@ export class TableView {
   /** "You", or the seat's name (pass & play always names people). */
   nameOf(seat) {
     return seat === this.mySeat && !this.shared && seat !== null ? t("table.you") : seatName(this.ctx.room, seat);
+  }
+
+  // ------------------------------------------------------------ focus
+  /** A focused control of the table, described so that it can be found again
+   * after a redraw (the element itself may be replaced or gone). */
+  describeFocus(el) {
+    const area = el.closest("#hand") ? "hand" : el.closest("#actions") ? "actions" : el.closest("#battle") ? "battle" : "bar";
+    const index = area === "hand" ? Array.from(this.el.hand.children).indexOf(el) : 0;
+    return { area, card: el.dataset.card || null, action: el.dataset.action || null, id: el.id || null, index };
+  }
+
+  focusMoved(el) {
+    const inTable = Boolean(el && el.closest && el.closest("#table"));
+    this.wantFocus = inTable;
+    if (!inTable) return;
+    this.lastFocus = this.describeFocus(el);
+    if (el.closest("#hand") && el.dataset.card) {
+      this.handCurrent = el.dataset.card;
+      for (const card of this.el.hand.children) card.tabIndex = card === el ? 0 : -1;
+    }
+  }
+
+  /** Where the focus is before a redraw: a control of the table; or, when it
+   * was lost (its card was played, its button went), the last one it was on.
+   * ``fresh``: a new game, where nothing of the page has the focus yet. */
+  focusMemo(fresh = false) {
+    const el = document.activeElement;
+    // In a new game a control of another screen (Play, Start game) is going away too.
+    const elsewhere = fresh && el && el.closest && el.closest("#main") && !el.closest("#screen-table");
+    const lost = !el || el === document.body || !el.isConnected || !el.getClientRects().length || elsewhere;
+    if (lost) return this.wantFocus || fresh ? this.lastFocus || { area: "hand", index: 0 } : null;
+    return el.closest && el.closest("#table") ? this.describeFocus(el) : null;
+  }
+
+  /** Put the focus back on the control described by ``memo``, or the next
+   * sensible one: a playable card, the first button (Take, Done...), the hand,
+   * the keys button. ``turnStarts``: your turn has just come, so the focus
+   * leaves a card that cannot be played for one that can. */
+  placeFocus(memo, turnStarts = false) {
+    if (!memo || this.ctx.hidden || !$("#keys-help").hidden) return;
+    const hand = this.el.hand;
+    const inside = (root, sel) => (sel ? root.querySelector(sel) : null);
+    const lit = (el) => el.matches(".playable, .cheatable, .chosen");
+    let target = null;
+    if (memo.area === "battle" && memo.card) target = inside(this.el.battle, `button[data-card="${memo.card}"]`);
+    if (memo.area === "hand" && memo.card) {
+      target = inside(hand, `button[data-card="${memo.card}"]`);
+      if (target && turnStarts && !lit(target)) target = null;
+    }
+    if (memo.area === "actions" && memo.action) target = inside(this.el.actions, `[data-action="${memo.action}"]`);
+    if (memo.area === "bar" && memo.id) target = document.getElementById(memo.id);
+    if (!target) target = hand.querySelector(".playable, .cheatable, .chosen") || this.el.actions.querySelector("button");
+    if (!target && hand.children.length) target = hand.children[Math.min(memo.index || 0, hand.children.length - 1)];
+    if (!target) target = $("#keys-open");
+    if (target && target !== document.activeElement) target.focus({ preventScroll: true });
+    if (this.el.table.contains(document.activeElement)) this.focusGame = this.ctx.frame.game;
+  }
+
+  /** The hand is one Tab stop (roving tabindex): the focused card, else the
+   * card last focused while it may be played, else the first playable card. */
+  rovingHand(items) {
+    const lit = (el) => el.matches(".playable, .cheatable, .chosen");
+    const last = items.find((el) => el.dataset.card === this.handCurrent);
+    const current =
+      items.find((el) => el === document.activeElement) ||
+      (last && (lit(last) || !items.some(lit)) ? last : null) ||
+      items.find(lit) ||
+      last ||
+      items[0];
+    for (const el of items) el.tabIndex = el === current ? 0 : -1;
+  }
+
+  /** The keyboard shortcuts, listed (the ? button or key). */
+  openKeys() {
+    const rows = [
+      ["\u2190 \u2192", "cards"],
+      ["Enter / Space", "play"],
+      ["1\u20139", "choice"],
+      ["L", "lead"],
+      ["T", "take"],
+      ["D", "done"],
+      ["R", "transfer"],
+      ["Esc", "escape"],
+      ["Tab / Shift+Tab", "tab"],
+      ["C", "cheat"],
+      ["K", "catch"],
+      ["?", "help"],
+    ];
+    fill(
+      $("#keys-list"),
+      rows.flatMap(([key, what]) => [h("dt", {}, h("kbd", {}, key)), h("dd", {}, t(`table.keys.${what}`))]),
+    );
+    this.keysOpener = document.activeElement;
+    $("#keys-help").hidden = false;
+    $("#keys-close").focus();
+  }
+
+  closeKeys() {
+    $("#keys-help").hidden = true;
+    const back = this.keysOpener;
+    this.keysOpener = null;
+    if (back && back.isConnected && back.getClientRects().length) back.focus({ preventScroll: true });
+    else if (this.ctx) this.placeFocus(this.lastFocus || { area: "hand", index: 0 });
   }
 
   // ------------------------------------------------------------ status line
@@ -423,7 +597,7 @@ export class TableView {
       const knownEl = known.length
         ? h(
             "div",
-            { class: "known", "aria-label": t("table.knownCards", { cards: known.map(cardName).join(", ") }) },
+            { class: "known", role: "img", "aria-label": t("table.knownCards", { cards: known.map(cardName).join(", ") }) },
             known.map((c) => h("span", { class: "mini face", dataset: { card: c }, html: cardSVG(c) })),
           )
         : null;
@@ -453,7 +627,8 @@ export class TableView {
           h("span", { class: "opp-name" }, name),
           info.bot && !info.human ? h("span", { class: "level" }, t("table.level", { n: info.bot })) : null,
         ),
-        h("div", { class: "opp-hand" }, backs, h("span", { class: "count" }, String(n))),
+        // The count is in the seat's name: a bare "5" is not read out.
+        h("div", { class: "opp-hand", "aria-hidden": "true" }, backs, h("span", { class: "count" }, String(n))),
         this.tagList(seat),
         status.length ? h("span", { class: "opp-status" }, status.join(" · ")) : null,
         knownEl,
@@ -462,6 +637,35 @@ export class TableView {
     });
     fill(this.el.opponents, items);
     this.el.opponents.dataset.count = String(count);
+    this.el.table.dataset.seats = String(count);
+    this.layoutSeats();
+  }
+
+  /** Seats sit in one row while all of each seat shows there (its name, tags
+   * and count: measured, so any language and font is right); otherwise
+   * compact (one card back beside the count, the tags flowing after it), and
+   * then in balanced rows (3 + 2, 2 + 2, 2 + 1), flat, so that seats never
+   * overlap and nothing of them is cut. A phone on its side (little height)
+   * always has compact seats. */
+  layoutSeats() {
+    const box = this.el.opponents;
+    const seats = Array.from(box.children);
+    const count = seats.length;
+    const tries = [];
+    for (let rows = 1; rows <= count; rows++) {
+      const perRow = Math.ceil(count / rows);
+      if (Math.ceil(count / perRow) !== rows) continue; // the same as another row count
+      if (rows === 1 && !LOW_SCREEN.matches) tries.push({ perRow, compact: false });
+      tries.push({ perRow, compact: true });
+    }
+    const overflows = (el) => el.scrollWidth > el.clientWidth + 1;
+    const cut = () => seats.some((s) => overflows(s) || Array.from(s.querySelectorAll(".opp-name, .tag"), overflows).some(Boolean));
+    for (const { perRow, compact } of tries) {
+      box.classList.toggle("wrapped", perRow < count);
+      box.classList.toggle("compact", compact);
+      box.style.setProperty("--per-row", String(perRow));
+      if (!cut()) return;
+    }
   }
 
   // ------------------------------------------------------------ the cards in play
@@ -508,7 +712,11 @@ export class TableView {
       const target = targets.get(pair.attack);
       const fairNote = (c) => (cleared.has(c) ? t("table.fairSuffix") : "");
       const label = pair.defense
-        ? t("table.pairCovered", { attack: cardName(pair.attack) + fairNote(pair.attack), cover: cardName(pair.defense) + fairNote(pair.defense) })
+        ? t("table.pairCovered", {
+            attack: cardName(pair.attack) + fairNote(pair.attack),
+            cover: cardName(pair.defense) + fairNote(pair.defense),
+            coverIns: cardName(pair.defense, "Ins") + fairNote(pair.defense),
+          })
         : t("table.pairOpen", { attack: cardName(pair.attack) + fairNote(pair.attack) });
       const attack = target
         ? h(
@@ -516,7 +724,8 @@ export class TableView {
             {
               class: "tcard attack choose",
               dataset: { card: pair.attack, choice: String(target.i + 1) },
-              "aria-label": t("table.coverChoice", { n: target.i + 1, card: cardName(pair.attack) }),
+              "aria-label": this.coverName(target.opt),
+              "aria-keyshortcuts": String(target.i + 1),
               onclick: () => this.play(target.opt),
             },
             h("span", { class: "face", html: cardSVG(pair.attack) }),
@@ -538,7 +747,10 @@ export class TableView {
     if (v.table.length && limit) {
       // The attack limit of this round: how many attack cards are down, of how many allowed.
       const label = t("table.limitLabel", { n: v.table.length, limit });
-      this.el.battle.append(h("span", { class: "limit", "aria-label": label, title: label }, t("table.limitShort", { n: v.table.length, limit })));
+      // role=img: a plain span's aria-label is not read; "2/6" alone means nothing.
+      this.el.battle.append(
+        h("span", { class: "limit", role: "img", "aria-label": label, title: label }, t("table.limitShort", { n: v.table.length, limit })),
+      );
     }
   }
 
@@ -610,6 +822,8 @@ export class TableView {
           h("button", {
             class: "choice catch",
             dataset: { action: `catch-${seat}`, choice: String(i + 1) },
+            "aria-label": `${t("table.whoCatches", { name: seatName(this.ctx.room, seat) })}: ${cardName(card)}`,
+            "aria-keyshortcuts": String(i + 1),
             onclick: () => this.accuse(card, seat),
             html: `<b>${i + 1}</b> ${escapeHTML(t("table.whoCatches", { name: seatName(this.ctx.room, seat) }))} ${cardLabelHTML(card)}`,
           }),
@@ -625,6 +839,9 @@ export class TableView {
           h("button", {
             class: `choice primary${cheat}`,
             dataset: { action: `choice-${i + 1}`, choice: String(i + 1) },
+            "aria-label": this.coverName(opt),
+            "aria-keyshortcuts": String(i + 1),
+            title: t("table.shortcut", { label: this.coverName(opt), key: String(i + 1) }),
             onclick: () => this.play(opt),
             html: `<b>${i + 1}</b> ${escapeHTML(t("table.cover"))} ${cardLabelHTML(opt.target)}`,
           }),
@@ -646,6 +863,7 @@ export class TableView {
             dataset: { action: "catch" },
             "aria-keyshortcuts": "K",
             "aria-label": t("table.catchLabel", { card: cardName(this.accuseCard) }),
+            title: t("table.shortcut", { label: t("table.catch"), key: "K" }),
             onclick: () => this.catchSelected(),
             html: `${escapeHTML(t("table.catch"))} ${cardLabelHTML(this.accuseCard)}`,
           }),
@@ -658,11 +876,17 @@ export class TableView {
       const transfers = turn.filter((a) => a.type === "transfer");
       const shows = turn.filter((a) => a.type === "show_trump");
       if (take) {
-        buttons.push(h("button", { class: "act take", dataset: { action: "take" }, "aria-keyshortcuts": "T", onclick: () => this.play(take) }, t("table.take")));
+        buttons.push(
+          h(
+            "button",
+            { class: "act take", dataset: { action: "take" }, ...this.keyed(t("table.take"), "T"), onclick: () => this.play(take) },
+            t("table.take"),
+          ),
+        );
       }
       if (pass) {
         const label = this.view.taking ? t("table.pass") : t("table.done");
-        buttons.push(h("button", { class: "act pass", dataset: { action: "pass" }, "aria-keyshortcuts": "D", onclick: () => this.play(pass) }, label));
+        buttons.push(h("button", { class: "act pass", dataset: { action: "pass" }, ...this.keyed(label, "D"), onclick: () => this.play(pass) }, label));
       }
       // One transfer (or one trump to show): the button names its cards and
       // plays it; several: the button selects the smallest, to adjust in the hand.
@@ -671,7 +895,7 @@ export class TableView {
         buttons.push(
           h(
             "button",
-            { class: "act transfer", dataset: { action: "transfer" }, "aria-keyshortcuts": "R", onclick: () => this.startTransfer(transfers) },
+            { class: "act transfer", dataset: { action: "transfer" }, ...this.keyed(t("table.transfer"), "R"), onclick: () => this.startTransfer(transfers) },
             `${t("table.transfer")}\u2026`,
           ),
         );
@@ -692,6 +916,22 @@ export class TableView {
     this.el.table.dataset.selecting = String(sel.length > 0);
   }
 
+  /** A button's shortcut: for assistive technology and in its tooltip ("Take (key T)"). */
+  keyed(label, key) {
+    return { "aria-keyshortcuts": key, title: t("table.shortcut", { label, key }) };
+  }
+
+  /** The name of a cover choice: "Cover Six of spades with Nine of spades"
+   * (each choice its own: the target differs). */
+  coverName(a) {
+    return t("table.coverWith", {
+      target: cardName(a.target),
+      card: cardName(a.card),
+      targetAcc: cardName(a.target, "Acc"),
+      cardIns: cardName(a.card, "Ins"),
+    });
+  }
+
   /** The button of one move, saying what it does: "Lead 7♠ 7♥", "Transfer 8♦". */
   moveButton(a) {
     const cards = cardsOfAction(a);
@@ -709,7 +949,7 @@ export class TableView {
       // data-label: the button's words with the cards in text ("Lead 7♠ 7♥"); the
       // suits on the button itself are icons.
       dataset: { action: cheat && a.type === "attack" ? "cheat-lead" : action, label },
-      "aria-keyshortcuts": shortcut,
+      ...(shortcut ? this.keyed(label, shortcut) : {}),
       "aria-label": `${t(key)} ${cards.map(cardName).join(", ")}`,
       onclick: () => this.play(a),
       html: `${escapeHTML(t(key))} ${cards.map(cardLabelHTML).join(" ")}`,
@@ -724,7 +964,7 @@ export class TableView {
         dataset: { action: "cheat" },
         "aria-pressed": String(this.cheatMode),
         "aria-keyshortcuts": "C",
-        title: t("table.cheatTitle"),
+        title: t("table.shortcut", { label: t("table.cheatTitle"), key: "C" }),
         onclick: () => this.toggleCheat(),
       },
       h("span", { class: "icon icon-mask", "aria-hidden": "true" }),
@@ -782,7 +1022,7 @@ export class TableView {
           {
             class: "act pass continue",
             dataset: { action: "pass" },
-            "aria-keyshortcuts": "D",
+            ...this.keyed(everyone ? t("table.continueAll") : t("table.continue"), "D"),
             onclick: () => this.continueLastCall(),
           },
           everyone ? t("table.continueAll") : t("table.continue"),
@@ -797,6 +1037,7 @@ export class TableView {
     if (this.mySeat === null || !v.hand) {
       fill(hand);
       hand.dataset.count = "0";
+      this.el.table.dataset.bigHand = "false";
       return;
     }
     const acts = this.handActions;
@@ -850,63 +1091,102 @@ export class TableView {
       return el;
     });
     fill(hand, items);
+    this.rovingHand(items);
     hand.dataset.count = String(cards.length);
+    // A phone on its side gives a big hand a wider column (app.css).
+    this.el.table.dataset.bigHand = String(cards.length > BIG_HAND);
     hand.classList.toggle("my-turn", myTurn);
     this.layoutHand();
   }
 
-  /** Fan the hand: overlap to fit the width, a slight arc, two rows when crowded. */
+  /** Lay the hand out (see handPlans): the first plan, best first, that leaves
+   * the rest of the table room (the felt's content fits in the felt and the
+   * table does not overflow the screen); if none does, the lowest. */
   layoutHand() {
     const hand = this.el.hand;
     const cards = Array.from(hand.children);
     const n = cards.length;
+    hand.style.removeProperty("--card-w");
     if (!n) {
       hand.style.height = "";
+      hand.classList.remove("rows");
       return;
     }
-    const HW = hand.clientWidth;
-    this.handWidth = HW;
-    const w = cards[0].offsetWidth;
-    const hgt = cards[0].offsetHeight;
-    // The outer cards tilt about a point below them: keep their corners inside
-    // the hand (and so on screen) by a margin of that swing.
-    const tilt = (inRow) => ((inRow - 1) / 2) * Math.min(2.6, 26 / Math.max(inRow, 1));
-    const swing = (inRow) => Math.ceil(hgt * 1.1 * Math.sin((tilt(inRow) * Math.PI) / 180)) + 1;
-    let rows = 1;
-    let perRow = n;
-    let pad = swing(n);
-    let W = HW - 2 * pad;
-    let step = n > 1 ? Math.min(w * 0.9, (W - w) / (n - 1)) : 0;
-    if (n > 1 && step < w * 0.32) {
-      rows = 2;
-      perRow = Math.ceil(n / 2);
-      pad = swing(perRow);
-      W = HW - 2 * pad;
-      step = Math.min(w * 0.9, (W - w) / Math.max(1, perRow - 1));
+    const width = hand.clientWidth;
+    this.handWidth = width;
+    this.tableSize = this.tableBox();
+    const w0 = cards[0].offsetWidth;
+    const plans = handPlans(n, width, w0);
+    let lowest = null;
+    for (const plan of plans) {
+      const height = this.placeCards(cards, plan);
+      if (!lowest || height < lowest.height) lowest = { plan, height };
+      if (!this.tableOverflows()) return;
     }
-    const rowGap = hgt * 0.55;
+    if (lowest) this.placeCards(cards, lowest.plan);
+  }
+
+  /** The sizes the fan depends on: the table's (first), the status bar's,
+   * the seats', your line's and the buttons'. */
+  tableBox() {
+    const { table, status, opponents, meInfo, actions } = this.el;
+    return [table, status.parentElement, opponents, meInfo, actions].map((e) => `${e.clientWidth}x${e.clientHeight}`).join(" ");
+  }
+
+  /** The table does not fit its screen: the felt's content (the cards in play,
+   * the deck) is squeezed, or the whole grid runs past the bottom. */
+  tableOverflows() {
+    const { table, battle } = this.el;
+    const felt = battle.parentElement;
+    const over = (el) => el.scrollHeight > el.clientHeight + 1;
+    // You (your line, buttons, hand) sit at the bottom of your area: too tall,
+    // they run out at its top, which no scroll height shows.
+    const me = this.el.hand.parentElement.getBoundingClientRect();
+    const top = table.getBoundingClientRect().top;
+    return over(table) || over(felt) || over(battle) || me.top < top - 1;
+  }
+
+  /** Place the hand's cards by ``plan``; returns the hand's height. One row
+   * is a fan (a slight arc; lit cards rise, a selected one more); several rows
+   * are flat, each row's cards showing their top ``rowStep`` px above the next
+   * row, where their rank and suit are (a selected card rises a little). */
+  placeCards(cards, { rows, perRow, w, step, rowStep, pad }) {
+    const hand = this.el.hand;
+    const n = cards.length;
+    hand.style.setProperty("--card-w", `${w}px`);
+    hand.classList.toggle("rows", rows > 1);
+    const hgt = w * 1.4;
+    const W = hand.clientWidth - 2 * pad;
     let bottom = 0;
     for (let i = 0; i < n; i++) {
-      const row = rows === 2 ? Math.floor(i / perRow) : 0;
-      const k = rows === 2 ? i % perRow : i;
-      const inRow = rows === 2 ? (row === 0 ? perRow : n - perRow) : n;
-      const span = w + step * (inRow - 1);
-      const left = pad + (W - span) / 2 + k * step;
-      const mid = (inRow - 1) / 2;
-      const spread = Math.min(2.6, 26 / Math.max(inRow, 1));
-      const angle = (k - mid) * spread;
-      const drop = Math.abs(k - mid) ** 2 * Math.min(1.6, 14 / Math.max(inRow, 1));
+      const row = Math.floor(i / perRow);
+      const k = i % perRow;
+      const inRow = row === rows - 1 ? n - perRow * row : perRow;
+      const left = pad + (W - (w + step * (inRow - 1))) / 2 + k * step;
+      const chosen = cards[i].classList.contains("chosen");
       const raised = ["playable", "cheatable"].some((c) => cards[i].classList.contains(c));
-      const lift = cards[i].classList.contains("chosen") ? -hgt * 0.2 : raised ? -hgt * 0.12 : 0;
-      // Room above the fan for lifted cards and their ▲ markers.
-      const top = row * rowGap + drop + lift + hgt * 0.2 + 16;
-      bottom = Math.max(bottom, top - lift + hgt + Math.abs(angle) * w * 0.012);
+      let top;
+      let angle = 0;
+      if (rows === 1) {
+        const mid = (inRow - 1) / 2;
+        angle = (k - mid) * fanSpread(inRow);
+        const drop = Math.abs(k - mid) ** 2 * Math.min(1.6, 14 / Math.max(inRow, 1));
+        const lift = chosen ? -hgt * 0.2 : raised ? -hgt * 0.12 : 0;
+        // Room above the fan for lifted cards and their ▲ markers.
+        top = drop + lift + hgt * 0.2 + 16;
+        bottom = Math.max(bottom, top - lift + hgt + Math.abs(angle) * w * 0.012);
+      } else {
+        top = FAN_TOP + row * rowStep - (chosen ? CHOSEN_RISE : 0);
+        bottom = Math.max(bottom, FAN_TOP + row * rowStep + hgt);
+      }
       cards[i].style.left = `${left}px`;
       cards[i].style.top = `${top}px`;
       cards[i].style.transform = `rotate(${angle}deg)`;
       cards[i].style.zIndex = String(i + 1);
     }
-    hand.style.height = `${Math.ceil(bottom + 4)}px`;
+    const height = Math.ceil(bottom + 4);
+    hand.style.height = `${height}px`;
+    return height;
   }
 
   // ------------------------------------------------------------ playing
@@ -1006,20 +1286,24 @@ export class TableView {
     this.accuseChoice = null;
     this.cheatMode = false;
     if (action.type === "accuse") this.accuseCard = null;
+    const memo = this.focusMemo();
     this.hooks.move(action, f.version);
     this.renderStatus();
     this.renderBattle();
     this.renderActions();
     this.renderHand();
+    this.placeFocus(memo);
   }
 
   /** The server refused our move (stale or illegal): allow another try. */
   moveRefused() {
     this.sentVersion = null;
     if (this.ctx) {
+      const memo = this.focusMemo();
       this.renderBattle();
       this.renderActions();
       this.renderHand();
+      this.placeFocus(memo);
     }
   }
 
@@ -1119,8 +1403,22 @@ export class TableView {
   }
 
   globalKeys(ev) {
-    if (!this.ctx || document.body.dataset.screen !== "table" || this.ctx.hidden) return;
+    if (!this.ctx || document.body.dataset.screen !== "table") return;
+    if (!$("#keys-help").hidden) {
+      // The shortcuts list is modal: Escape closes it (app.js keeps Tab inside).
+      if (ev.key === "Escape") {
+        this.closeKeys();
+        ev.preventDefault();
+      }
+      return;
+    }
+    if (this.ctx.hidden || !$("#result").hidden || !$("#privacy").hidden) return;
     if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT")) return;
+    if (ev.key === "?") {
+      this.openKeys();
+      ev.preventDefault();
+      return;
+    }
     if (ev.key === "Escape") {
       if (this.selection.length || this.accuseChoice) this.cancelChoice();
       else if (this.accuseCard) this.unselectAccused();
@@ -1137,7 +1435,8 @@ export class TableView {
       }
       return;
     }
-    const key = ev.key.toLowerCase();
+    // The key's place, not its letter: T is T on a Russian layout too (Е).
+    const key = /^Key[A-Z]$/.test(ev.code || "") ? ev.code.slice(3).toLowerCase() : ev.key.toLowerCase();
     const map = { t: "take", d: "pass", r: "transfer", c: "cheat", k: "catch", l: "lead" };
     if (map[key]) {
       const sel = key === "l" ? '[data-action="lead"], [data-action="cheat-lead"]' : `[data-action="${map[key]}"]`;
@@ -1160,16 +1459,30 @@ export class TableView {
       this.hooks.announce(this.announceAccusation(ev), true);
       return "";
     }
-    const who = ev.seat === this.mySeat ? t("table.you") : seatName(room, ev.seat);
-    const cards = cardsOfAction(a).map(cardName).join(", ");
+    // "You" and a named player are separate sentences (the verb agrees: "You
+    // take", "Bot takes"; Russian "Вы берёте", "Бот берёт"); the cards in the
+    // case the sentence needs (Russian: "кроет шестёрку червей девяткой").
+    const you = (seat) => seat === this.mySeat && seat !== null && !this.shared;
+    const said = (what, seat, params = {}) =>
+      t(`table.${you(seat) ? "evYou" : "ev"}.${what}`, { who: seatName(room, seat), ...params });
+    const cards = cardsOfAction(a);
+    const list = (form) => cards.map((c) => cardName(c, form)).join(", ");
     // Answers to the last call are not news; the round's end is.
     const parts = [];
     if (!(a.type === "pass" && prevView.phase === "last_call")) {
-      parts.push(t(`table.ev.${a.type}`, { who, cards, target: a.target ? cardName(a.target) : "" }));
+      parts.push(
+        said(a.type, ev.seat, {
+          cards: list(""),
+          cardsAcc: list("Acc"),
+          cardsIns: list("Ins"),
+          target: a.target ? cardName(a.target) : "",
+          targetAcc: a.target ? cardName(a.target, "Acc") : "",
+        }),
+      );
     }
     if (ev.round_end === "bito") parts.push(t("table.ev.bito"));
-    if (ev.round_end === "took") parts.push(t("table.ev.took", { who: seatName(room, this.lastDefender ?? ev.seat) }));
-    return parts.join(". ");
+    if (ev.round_end === "took") parts.push(said("took", prevView.defender ?? ev.seat));
+    return parts.join(t("table.evJoin"));
   }
 
   /** The verdict of an accusation: shown on the table and returned for the live region. */
@@ -1242,7 +1555,6 @@ export class TableView {
     const from = (card) => (mine && before.hand.get(card)) || this.centerRect(this.seatRect(ev.seat));
     const played = cardsOfAction(a).filter((c) => a.type !== "show_trump" && c);
     const prevView = prev.frame.view;
-    this.lastDefender = prevView.defender;
 
     // 0. an accusation: a caught cheat's cards go back to the hands they came
     //    from; a card found fair flashes where it lies

@@ -1,0 +1,61 @@
+"""``kozyr telegram``: the game server with the Telegram bot in the same process.
+
+The bot is configured by environment variables (docs/telegram.md):
+``KOZYR_TELEGRAM_TOKEN`` (required), ``KOZYR_PUBLIC_URL`` (the server's public
+HTTPS base URL; the Mini App buttons open pages under it) and
+``KOZYR_TELEGRAM_API`` (the Bot API root, default https://api.telegram.org).
+Every ``kozyr serve`` option works here too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from kozyr.cli.serve import add_options, config_from_args
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "telegram",
+        help="run the game server with its Telegram bot",
+        description="Run the Kozyr game server and its Telegram bot (long polling). "
+        "Settings: KOZYR_TELEGRAM_TOKEN, KOZYR_PUBLIC_URL, KOZYR_TELEGRAM_API "
+        "(see docs/telegram.md).",
+    )
+    add_options(p)
+    p.add_argument(
+        "--poll",
+        type=float,
+        default=1.0,
+        help="seconds between the bot's looks at the tables: nudges, results (default 1)",
+    )
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import aiogram  # noqa: F401
+    except ImportError:
+        print(
+            "kozyr telegram: the bot needs the 'telegram' extra: pip install -e '.[telegram]'",
+            file=sys.stderr,
+        )
+        return 2
+    if getattr(args, "workers", 1) > 1:
+        print(
+            "kozyr telegram: runs one process (the bot follows its own tables); start the "
+            "other cluster processes with kozyr serve (see docs/telegram.md)",
+            file=sys.stderr,
+        )
+        return 2
+    config = config_from_args(args)
+    if not config.telegram_token:
+        print("kozyr telegram: set KOZYR_TELEGRAM_TOKEN to the bot's token", file=sys.stderr)
+        return 2
+    config.telegram_bot = True
+    config.telegram_poll = max(0.05, args.poll)
+    from kozyr.server.app import serve
+
+    return serve(config)

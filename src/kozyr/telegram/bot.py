@@ -1,0 +1,622 @@
+"""The Telegram bot, run by ``kozyr telegram`` in the game server's event loop.
+
+Why in-process (and not a separate client of the HTTP/WebSocket API): the bot
+seats people at a group's table with one tap, starts a table when it fills,
+posts results and notices whose Mini App is closed when it is their turn.  All
+of that is the hub's live state; a separate process would need a new API for
+each of these.  In the server's loop it reads ``hub.rooms`` directly and calls
+the same methods the WebSocket handlers call, so every rule (seats, host, the
+engine) is checked in one place.
+
+Long polling (aiogram's ``Dispatcher.start_polling``): it keeps the offset of
+the last update it handled and survives outages by retrying with back-off.
+Every Bot API call goes through :class:`Retry`: a 429 waits ``retry_after`` and
+tries again, a connection error or a 5xx retries with back-off, so a reply is
+not lost while the Bot API is unreachable for a while.
+
+A watcher looks at the tables every ``--poll`` seconds: it starts a bot-made
+table when every seat is taken, edits a group's table message when its seats
+change, posts each finished game's result in the group, and sends "your turn"
+nudges (one per absence: a player who does not come back is not reminded again
+until they have been back at the table).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from dataclasses import dataclass, field
+from html import escape
+
+from aiogram import Bot, Dispatcher, F, Router
+from aiogram.client.default import DefaultBotProperties
+from aiogram.client.session.aiohttp import AiohttpSession
+from aiogram.client.session.middlewares.base import (
+    BaseRequestMiddleware,
+    NextRequestMiddlewareType,
+)
+from aiogram.client.telegram import TelegramAPIServer
+from aiogram.enums import ParseMode
+from aiogram.exceptions import (
+    TelegramAPIError,
+    TelegramBadRequest,
+    TelegramNetworkError,
+    TelegramRetryAfter,
+    TelegramServerError,
+)
+from aiogram.filters import Command, CommandObject, CommandStart
+from aiogram.methods import GetUpdates, TelegramMethod
+from aiogram.methods.base import Response, TelegramType
+from aiogram.types import (
+    BotCommand,
+    BotCommandScopeDefault,
+    CallbackQuery,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InlineQuery,
+    InlineQueryResultArticle,
+    InlineQueryResultsButton,
+    InputTextMessageContent,
+    MenuButtonWebApp,
+    Message,
+    User,
+    WebAppInfo,
+)
+
+from kozyr.server import logging as log
+from kozyr.server import protocol as p
+from kozyr.server.lobby import Hub
+from kozyr.server.rooms import Player, Room
+from kozyr.server.telegram_api import bind_user, secret_of, set_nudges, user_by_player
+
+from .identity import bot_language, telegram_player_key
+from .initdata import TelegramUser
+from .texts import TEXTS, text
+
+#: Seats of a table when /durak names none.
+DEFAULT_SEATS = 4
+#: Turns remembered as already looked at (for nudges).
+TURNS_KEPT = 10_000
+
+
+class Retry(BaseRequestMiddleware):
+    """Every Bot API call: wait out a 429 (``retry_after``) and retry connection
+    errors and 5xx answers with back-off, up to ``attempts`` tries.  getUpdates
+    is only retried on 429: the dispatcher retries its other failures forever."""
+
+    def __init__(self, attempts: int = 10, max_wait: float = 60.0) -> None:
+        self.attempts = attempts
+        self.max_wait = max_wait
+
+    async def __call__(
+        self,
+        make_request: NextRequestMiddlewareType[TelegramType],
+        bot: Bot,
+        method: TelegramMethod[TelegramType],
+    ) -> Response[TelegramType]:
+        delay = 0.5
+        for attempt in range(1, self.attempts + 1):
+            try:
+                return await make_request(bot, method)
+            except TelegramRetryAfter as exc:
+                if attempt == self.attempts:
+                    raise
+                wait = min(float(exc.retry_after), self.max_wait)
+                log.warning("telegram_retry_after", method=method.__api_method__, wait=wait)
+                await asyncio.sleep(wait)
+            except (TelegramNetworkError, TelegramServerError) as exc:
+                if isinstance(method, GetUpdates) or attempt == self.attempts:
+                    raise
+                log.warning(
+                    "telegram_retry", method=method.__api_method__, error=str(exc), wait=delay
+                )
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 10.0)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+@dataclass
+class Table:
+    """A table the bot opened: in a group (its message is kept up to date and
+    results are posted there) or for one person (an invite in their chat)."""
+
+    chat_id: int
+    lang: str
+    group: bool
+    message_id: int | None = None
+    last_text: str = ""
+    posted: set[int] = field(default_factory=set)
+
+
+def tg_user(user: User) -> TelegramUser:
+    return TelegramUser(user.id, user.first_name, user.last_name, user.username, user.language_code)
+
+
+class KozyrBot:
+    def __init__(self, hub: Hub) -> None:
+        config = hub.config
+        self.hub = hub
+        self.public = config.public_url or f"http://{config.host}:{config.port}"
+        self.poll = config.telegram_poll
+        session = AiohttpSession(api=TelegramAPIServer.from_base(config.telegram_api))
+        session.middleware(Retry())
+        self.bot = Bot(
+            config.telegram_token,
+            session=session,
+            default=DefaultBotProperties(parse_mode=ParseMode.HTML),
+        )
+        self.dp = Dispatcher()
+        self.dp.include_router(self._router())
+        self.username = ""
+        self.tables: dict[str, Table] = {}
+        #: Players nudged and not yet back at a table (player keys).
+        self.nudged: set[str] = set()
+        self._turns: deque[tuple[str, int, int]] = deque(maxlen=TURNS_KEPT)
+        self._turn_set: set[tuple[str, int, int]] = set()
+        self._task: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------ running
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="telegram-bot")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        await self.bot.session.close()
+        log.event("telegram_stopped")
+
+    async def _run(self) -> None:
+        delay = 1.0
+        while True:  # the Bot API may be down when the server starts
+            try:
+                await self._setup()
+                break
+            except Exception as exc:
+                log.warning("telegram_setup_failed", error=repr(exc), wait=delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 30.0)
+        watcher = asyncio.get_running_loop().create_task(self._watch(), name="telegram-watch")
+        try:
+            await self.dp.start_polling(
+                self.bot, handle_signals=False, close_bot_session=False, polling_timeout=10
+            )
+        finally:
+            watcher.cancel()
+
+    async def _setup(self) -> None:
+        me = await self.bot.get_me()
+        self.username = me.username or ""
+        await self.bot.delete_webhook(drop_pending_updates=False)
+        for lang in TEXTS:
+            commands = [
+                BotCommand(command=c, description=text(lang, f"cmd_{c}"))
+                for c in ("start", "durak", "nudges", "rules")
+            ]
+            await self.bot.set_my_commands(
+                commands,
+                scope=BotCommandScopeDefault(),
+                language_code=None if lang == "en" else lang,
+            )
+        await self.bot.set_chat_menu_button(
+            menu_button=MenuButtonWebApp(
+                text=text("en", "menu"), web_app=WebAppInfo(url=f"{self.public}/")
+            )
+        )
+        log.event("telegram_started", bot=self.username, public_url=self.public)
+
+    # ------------------------------------------------------------ links
+    def room_url(self, code: str) -> str:
+        return f"{self.public}/?room={code}"
+
+    def deep_link(self, code: str) -> str:
+        """Opens the bot's Mini App straight into the room (any chat, any device)."""
+        return f"https://t.me/{self.username}?startapp={code}"
+
+    def _button_web(self, label: str, url: str) -> InlineKeyboardButton:
+        return InlineKeyboardButton(text=label, web_app=WebAppInfo(url=url))
+
+    # ------------------------------------------------------------ handlers
+    def _router(self) -> Router:
+        r = Router(name="kozyr")
+        r.message.register(self.on_start, CommandStart())
+        r.message.register(self.on_durak, Command("durak"))
+        r.message.register(self.on_nudges, Command("nudges"))
+        r.message.register(self.on_rules, Command("rules", "help"))
+        r.callback_query.register(self.on_rules_button, F.data == "rules")
+        r.callback_query.register(self.on_new_button, F.data == "new")
+        r.callback_query.register(self.on_seats_button, F.data.startswith("new:"))
+        r.callback_query.register(self.on_join_button, F.data.startswith("j:"))
+        r.callback_query.register(self.on_start_button, F.data.startswith("s:"))
+        r.callback_query.register(self.on_nudges_button, F.data == "n:off")
+        r.inline_query.register(self.on_inline)
+        return r
+
+    async def _bind(self, user: User | None) -> tuple[Player, str]:
+        assert user is not None
+        pl, _token, row = await bind_user(self.hub, tg_user(user))
+        return pl, str(row["lang"])
+
+    async def on_start(self, message: Message, command: CommandObject) -> None:
+        pl, lang = await self._bind(message.from_user)
+        arg = (command.args or "").strip()
+        chat = message.chat.id
+        private = message.chat.type == "private"
+        if arg == "new":
+            await self._ask_seats(chat, lang)
+            return
+        if arg:
+            room = self.hub.rooms.get(arg)
+            if room is None:
+                await self.bot.send_message(chat, text(lang, "no_room"))
+                return
+            button = (
+                self._button_web(text(lang, "join"), self.room_url(arg))
+                if private
+                else InlineKeyboardButton(text=text(lang, "join"), url=self.deep_link(arg))
+            )
+            await self.bot.send_message(
+                chat,
+                text(lang, "join_prompt"),
+                reply_markup=InlineKeyboardMarkup(inline_keyboard=[[button]]),
+            )
+            return
+        rows: list[list[InlineKeyboardButton]] = []
+        if private:
+            url = f"{self.public}/?play=computer"
+            rows.append([self._button_web(text(lang, "play_computer"), url)])
+        rows.append([InlineKeyboardButton(text=text(lang, "create_room"), callback_data="new")])
+        rows.append([InlineKeyboardButton(text=text(lang, "rules"), callback_data="rules")])
+        await self.bot.send_message(
+            chat,
+            text(lang, "welcome", name=escape(pl.name)),
+            reply_markup=InlineKeyboardMarkup(inline_keyboard=rows),
+        )
+
+    async def on_rules(self, message: Message) -> None:
+        lang = bot_language(message.from_user.language_code if message.from_user else None)
+        await self.bot.send_message(message.chat.id, text(lang, "rules_text"))
+
+    async def on_rules_button(self, query: CallbackQuery) -> None:
+        lang = bot_language(query.from_user.language_code)
+        await query.answer()
+        if query.message is not None:
+            await self.bot.send_message(query.message.chat.id, text(lang, "rules_text"))
+
+    async def _ask_seats(self, chat: int, lang: str) -> None:
+        row = [InlineKeyboardButton(text=str(n), callback_data=f"new:{n}") for n in range(2, 7)]
+        await self.bot.send_message(
+            chat,
+            text(lang, "seats_question"),
+            reply_markup=InlineKeyboardMarkup(inline_keyboard=[row]),
+        )
+
+    async def on_new_button(self, query: CallbackQuery) -> None:
+        lang = bot_language(query.from_user.language_code)
+        await query.answer()
+        await self._ask_seats(query.from_user.id, lang)
+
+    async def on_seats_button(self, query: CallbackQuery) -> None:
+        seats = _seats(str(query.data)[4:])
+        pl, lang = await self._bind(query.from_user)
+        room = await self._open(pl, seats)
+        if room is None:
+            await query.answer(text(lang, "busy"), show_alert=True)
+            return
+        await query.answer()
+        chat = query.from_user.id
+        self.tables[room.code] = Table(chat_id=chat, lang=lang, group=False)
+        markup = InlineKeyboardMarkup(
+            inline_keyboard=[
+                [self._button_web(text(lang, "open_room"), self.room_url(room.code))],
+                [
+                    InlineKeyboardButton(
+                        text=text(lang, "share_invite"), switch_inline_query=room.code
+                    )
+                ],
+            ]
+        )
+        link = self.deep_link(room.code)
+        await self.bot.send_message(
+            chat, text(lang, "room_ready", n=seats, link=escape(link)), reply_markup=markup
+        )
+        log.event("telegram_room", room=room.code, seats=seats, group=False)
+
+    async def _open(self, pl: Player, seats: int) -> Room | None:
+        """A new private table hosted by ``pl`` (None while they play elsewhere)."""
+        old = pl.room
+        if old is not None:
+            if old.state == "playing" and old.seat_of(pl) is not None:
+                return None
+            old.remove_player(pl)
+        msg = p.CreateRoom(seats=seats, move_time=30, visibility="private", bot_level=3)
+        return await self.hub.create_room(pl, msg, self.public)
+
+    async def on_durak(self, message: Message, command: CommandObject) -> None:
+        pl, lang = await self._bind(message.from_user)
+        seats = _seats(command.args or "")
+        if message.chat.type == "private":
+            await self.bot.send_message(message.chat.id, text(lang, "group_only"))
+            await self._ask_seats(message.chat.id, lang)
+            return
+        room = await self._open(pl, seats)
+        if room is None:
+            await self.bot.send_message(message.chat.id, text(lang, "busy"))
+            return
+        table = self.tables[room.code] = Table(chat_id=message.chat.id, lang=lang, group=True)
+        body, markup = self._render(room, table)
+        sent = await self.bot.send_message(message.chat.id, body, reply_markup=markup)
+        table.message_id, table.last_text = sent.message_id, body
+        log.event("telegram_room", room=room.code, seats=seats, group=True)
+
+    async def on_join_button(self, query: CallbackQuery) -> None:
+        code = str(query.data)[2:]
+        room = self.hub.rooms.get(code)
+        pl, lang = await self._bind(query.from_user)
+        table = self.tables.get(code)
+        lang = table.lang if table else lang
+        if room is None or room.closed:
+            await query.answer(text(lang, "no_room"), show_alert=True)
+            return
+        answer = self._seat(pl, room, lang)
+        await query.answer(answer, show_alert=False)
+        await self._start_if_full(room)
+        await self._refresh(code)
+
+    def _seat(self, pl: Player, room: Room, lang: str) -> str:
+        """Seat ``pl`` at ``room``; the answer to show them."""
+        if room.seat_of(pl) is not None:
+            return text(lang, "already_seated")
+        if room.state != "lobby":
+            return text(lang, "table_started")
+        if all(s.player is not None or s.bot is not None for s in room.seats):
+            return text(lang, "table_full")
+        old = pl.room
+        if old is not None:
+            if old.state == "playing" and old.seat_of(pl) is not None:
+                return text(lang, "busy")
+            old.remove_player(pl)
+        room.add_player(pl, None)
+        return text(lang, "seated")
+
+    async def on_start_button(self, query: CallbackQuery) -> None:
+        code = str(query.data)[2:]
+        room = self.hub.rooms.get(code)
+        table = self.tables.get(code)
+        lang = table.lang if table else bot_language(query.from_user.language_code)
+        if room is None or room.closed:
+            await query.answer(text(lang, "no_room"), show_alert=True)
+            return
+        key = telegram_player_key(secret_of(self.hub.config), query.from_user.id)
+        host = room.host
+        if host is None or host.key != key:
+            name = escape(host.name) if host else "?"
+            await query.answer(text(lang, "only_host", host=name), show_alert=True)
+            return
+        if room.state != "lobby":
+            await query.answer(text(lang, "table_started"))
+            return
+        await query.answer()
+        await room.start(host)
+        await self._refresh(code)
+
+    async def on_nudges(self, message: Message, command: CommandObject) -> None:
+        pl, lang = await self._bind(message.from_user)
+        assert message.from_user is not None
+        arg = (command.args or "").strip().lower()
+        row = await user_by_player(self.hub, pl.key)
+        current = bool(row and row["nudges"])
+        on = {"on": True, "off": False}.get(arg, not current)
+        await set_nudges(self.hub, message.from_user.id, on)
+        await self.bot.send_message(
+            message.chat.id, text(lang, "nudges_on" if on else "nudges_off")
+        )
+
+    async def on_nudges_button(self, query: CallbackQuery) -> None:
+        _pl, lang = await self._bind(query.from_user)
+        await set_nudges(self.hub, query.from_user.id, False)
+        await query.answer(text(lang, "nudges_off"), show_alert=True)
+
+    async def on_inline(self, query: InlineQuery) -> None:
+        """Typing the bot's name in any chat: "invite to a table" (the user's
+        own table, or the one named by the share button's code)."""
+        lang = bot_language(query.from_user.language_code)
+        key = telegram_player_key(secret_of(self.hub.config), query.from_user.id)
+        wanted = query.query.strip()
+        room = self.hub.rooms.get(wanted) if wanted else None
+        if room is None:
+            pl = self.hub.players.get(key)
+            room = pl.room if pl is not None else None
+        if room is None or room.closed or room.state != "lobby":
+            button = InlineQueryResultsButton(
+                text=text(lang, "inline_create"), start_parameter="new"
+            )
+            await query.answer([], cache_time=0, is_personal=True, button=button)
+            return
+        host = escape(room.host.name) if room.host else ""
+        free = sum(1 for s in room.seats if s.player is None and s.bot is None)
+        article = InlineQueryResultArticle(
+            id=room.code,
+            title=text(lang, "inline_title"),
+            description=text(lang, "inline_desc", n=len(room.seats), free=free),
+            input_message_content=InputTextMessageContent(
+                message_text=text(lang, "invite_text", name=host, n=len(room.seats)),
+                parse_mode=ParseMode.HTML,
+            ),
+            reply_markup=InlineKeyboardMarkup(
+                inline_keyboard=[
+                    [InlineKeyboardButton(text=text(lang, "join"), url=self.deep_link(room.code))]
+                ]
+            ),
+        )
+        await query.answer([article], cache_time=0, is_personal=True)
+
+    # ------------------------------------------------------------ group tables
+    def _render(self, room: Room, table: Table) -> tuple[str, InlineKeyboardMarkup]:
+        lang = table.lang
+        lines = []
+        for s in room.seats:
+            if s.player is not None:
+                name = escape(s.player.name)
+            elif s.bot is not None:
+                name = text(lang, "bot_seat")
+            else:
+                name = "— " + text(lang, "free_seat")
+            lines.append(f"{s.index + 1}. {name}")
+        seats = "\n".join(lines)
+        open_button = [
+            InlineKeyboardButton(text=text(lang, "open_table"), url=self.deep_link(room.code))
+        ]
+        if room.state == "lobby":
+            host = escape(room.host.name) if room.host else ""
+            body = text(lang, "table_lobby", host=host, n=len(room.seats), seats=seats)
+            rows = [
+                [
+                    InlineKeyboardButton(
+                        text=text(lang, "take_seat"), callback_data=f"j:{room.code}"
+                    ),
+                    InlineKeyboardButton(
+                        text=text(lang, "start_bots"), callback_data=f"s:{room.code}"
+                    ),
+                ],
+                open_button,
+            ]
+        else:
+            body = text(lang, "table_playing", seats=seats)
+            rows = [open_button]
+        return body, InlineKeyboardMarkup(inline_keyboard=rows)
+
+    async def _refresh(self, code: str) -> None:
+        """Bring a group's table message up to date (only when it changed)."""
+        table = self.tables.get(code)
+        room = self.hub.rooms.get(code)
+        if table is None or not table.group or table.message_id is None:
+            return
+        if room is None or room.closed:
+            body, markup = text(table.lang, "table_closed"), None
+        else:
+            body, markup = self._render(room, table)
+        if body == table.last_text:
+            return
+        table.last_text = body
+        try:
+            await self.bot.edit_message_text(
+                text=body, chat_id=table.chat_id, message_id=table.message_id, reply_markup=markup
+            )
+        except TelegramBadRequest as exc:  # e.g. the message was deleted
+            log.warning("telegram_edit_failed", room=code, error=str(exc))
+
+    async def _start_if_full(self, room: Room) -> None:
+        if room.state != "lobby" or room.host is None or room.closed:
+            return
+        if all(s.player is not None for s in room.seats):
+            try:
+                await room.start(room.host)
+            except p.ProtocolError as exc:
+                log.warning("telegram_start_failed", room=room.code, error=exc.message)
+
+    async def _post_result(self, room: Room, table: Table) -> None:
+        g = room.game
+        if g is None or g.result is None or room.game_no in table.posted:
+            return
+        table.posted.add(room.game_no)
+        res = g.result
+        lang = table.lang
+        host = escape(room.host.name) if room.host else ""
+        if res.durak is None:
+            body = text(lang, "result_draw", host=host)
+        else:
+            seat = room.seats[res.durak]
+            name = escape(seat.player.name) if seat.player else text(lang, "bot_seat")
+            key = "result_pogony" if res.pogony else "result_durak"
+            body = text(lang, key, host=host, name=name)
+        await self.bot.send_message(table.chat_id, body)
+        log.event("telegram_result", room=room.code, game=room.game_no, durak=res.durak)
+
+    # ------------------------------------------------------------ the watcher
+    async def _watch(self) -> None:
+        while True:
+            try:
+                await self._look()
+            except Exception as exc:
+                log.error("telegram_watch_failed", error=repr(exc))
+            await asyncio.sleep(self.poll)
+
+    async def _look(self) -> None:
+        for code, table in list(self.tables.items()):
+            room = self.hub.rooms.get(code)
+            if room is None or room.closed:
+                await self._refresh(code)
+                del self.tables[code]
+                continue
+            await self._start_if_full(room)
+            if table.group:
+                await self._refresh(code)
+                if room.state == "over":
+                    await self._post_result(room, table)
+        await self._nudges()
+
+    async def _nudges(self) -> None:
+        for key in list(self.nudged):
+            pl = self.hub.players.get(key)
+            if pl is None or pl.connected:
+                self.nudged.discard(key)  # back at a table: the next absence may be nudged
+        for room in list(self.hub.rooms.values()):
+            g = room.game
+            if room.state != "playing" or not room.move_time or g is None or g.over:
+                continue
+            if g.to_move is None:
+                continue
+            pl = room.seats[g.to_move].player
+            if pl is None or pl.connected or pl.key in self.nudged:
+                continue
+            turn = (room.code, room.game_no, g.version)
+            if turn in self._turn_set:
+                continue
+            self._remember(turn)
+            row = await user_by_player(self.hub, pl.key)
+            if row is None or not row["nudges"]:
+                continue
+            self.nudged.add(pl.key)
+            await self._nudge(room, pl, int(row["tg_id"]), str(row["lang"]))
+
+    def _remember(self, turn: tuple[str, int, int]) -> None:
+        if len(self._turns) == self._turns.maxlen:
+            self._turn_set.discard(self._turns[0])
+        self._turns.append(turn)
+        self._turn_set.add(turn)
+
+    async def _nudge(self, room: Room, pl: Player, chat: int, lang: str) -> None:
+        others = [s.player.name for s in room.seats if s.player is not None and s.player is not pl]
+        names = ", ".join(escape(n) for n in others) or text(lang, "bot_seat")
+        markup = InlineKeyboardMarkup(
+            inline_keyboard=[
+                [self._button_web(text(lang, "back_to_table"), self.room_url(room.code))],
+                [InlineKeyboardButton(text=text(lang, "nudges_stop"), callback_data="n:off")],
+            ]
+        )
+        try:
+            await self.bot.send_message(chat, text(lang, "nudge", names=names), reply_markup=markup)
+            log.event("telegram_nudge", room=room.code, player=pl.name)
+        except TelegramAPIError as exc:  # the user never started the bot, or blocked it
+            log.warning("telegram_nudge_failed", room=room.code, error=str(exc))
+
+
+def _seats(arg: str) -> int:
+    try:
+        n = int(arg.strip().split()[0])
+    except (ValueError, IndexError):
+        return DEFAULT_SEATS
+    return n if 2 <= n <= 6 else DEFAULT_SEATS
+
+
+async def start_bot(hub: Hub) -> KozyrBot:
+    """Start the bot in the running loop (the server's lifespan calls this)."""
+    bot = KozyrBot(hub)
+    bot.start()
+    return bot
+
+
+__all__ = ["KozyrBot", "Retry", "start_bot"]

@@ -1,0 +1,153 @@
+"""Two Telegram users open the Mini App (the browser client with Telegram's launch
+parameters in the URL, signed with the test bot's token) in a real browser, sit
+at a table the bot opened, and play it to the end."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from ..web.helpers import PHONE, can_act, make_move, shot, wait_screen
+from .conftest import init_data
+from .fake_api import user
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
+
+DARK = {
+    "bg_color": "#17212b",
+    "section_bg_color": "#232e3c",
+    "secondary_bg_color": "#232e3c",
+    "text_color": "#f5f5f5",
+    "hint_color": "#708499",
+    "button_color": "#5288c1",
+    "button_text_color": "#ffffff",
+}
+LIGHT = {
+    "bg_color": "#ffffff",
+    "section_bg_color": "#ffffff",
+    "secondary_bg_color": "#efeff3",
+    "text_color": "#000000",
+    "hint_color": "#999999",
+    "button_color": "#2481cc",
+    "button_text_color": "#ffffff",
+}
+
+#: What Telegram's app provides before the page loads: the postEvent bridge
+#: (recorded here so the test sees what the page asked of Telegram).
+BRIDGE = """
+window.__tgEvents = [];
+window.TelegramWebviewProxy = {
+  postEvent(type, data) { window.__tgEvents.push([type, JSON.parse(data || "{}")]); },
+};
+"""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    if not CHROMIUM.exists():  # pragma: no cover - ./setup installs it
+        pytest.skip("Debian's chromium is not installed at /usr/bin/chromium (run ./setup)")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+def mini_app_url(base: str, who: dict[str, Any], theme: dict[str, str], start: str = "") -> str:
+    """The URL Telegram opens: launch parameters in the hash."""
+    extra = {"start_param": start} if start else {}
+    hash_params = {
+        "tgWebAppData": init_data(who, **extra),
+        "tgWebAppVersion": "8.0",
+        "tgWebAppPlatform": "tdesktop",
+        "tgWebAppThemeParams": json.dumps(theme),
+    }
+    if start:
+        hash_params["tgWebAppStartParam"] = start
+    return base + "#" + "&".join(f"{k}={quote(v, safe='')}" for k, v in hash_params.items())
+
+
+def events(page: Any, kind: str) -> list[Any]:
+    return [d for t, d in page.evaluate("window.__tgEvents") if t == kind]
+
+
+def test_two_telegram_players_play_to_the_end(tg_server, fake_api, browser) -> None:
+    anna, boris = user(7001, "Анна", "ru"), user(7002, "Boris", "en")
+    # Anna asks the bot for a table for two; its invite names the room.
+    chat = {"message_id": 1, "date": 0, "chat": {"id": 7001, "type": "private"}}
+    fake_api.callback(anna, "new:2", chat)
+    ready = fake_api.wait_sent(7001, "Ваш стол готов")
+    code = ready["reply_markup"]["inline_keyboard"][1][0]["switch_inline_query"]
+
+    errors: list[str] = []
+    pages = []
+    # Anna opens the room from the bot's button; Boris from the deep link (start parameter).
+    for url in (
+        mini_app_url(f"{tg_server.url}/?room={code}", anna, DARK),
+        mini_app_url(f"{tg_server.url}/", boris, LIGHT, start=code),
+    ):
+        ctx = browser.new_context(viewport=PHONE, locale="en-US")
+        ctx.set_default_timeout(20_000)
+        ctx.add_init_script(BRIDGE)
+        page = ctx.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(url)
+        pages.append(page)
+    a, b = pages
+    for page in pages:
+        page.wait_for_function("() => ['room', 'table'].includes(document.body.dataset.screen)")
+    tg_server.wait_event("game_started", room=code)
+    for page in pages:
+        wait_screen(page, "table", 30_000)
+    # Logged in as their Telegram selves, in their own language and theme.
+    assert a.evaluate("document.documentElement.lang") == "ru"
+    assert b.evaluate("document.documentElement.lang") == "en"
+    assert a.evaluate("localStorage.getItem('kozyr.name')") == '"Анна"'
+    table_text = b.inner_text("#screen-table")
+    assert "Анна" in table_text and "Boris" in table_text
+    assert a.evaluate("document.documentElement.dataset.theme") == "midnight"
+    assert b.evaluate("document.documentElement.dataset.theme") == "classic"
+    panel = "getComputedStyle(document.documentElement).getPropertyValue('--panel').trim()"
+    assert a.evaluate(panel) == DARK["section_bg_color"]
+    assert b.evaluate(panel) == LIGHT["section_bg_color"]
+    # Telegram's header takes the colour of the client's top bar (midnight / classic).
+    assert events(a, "web_app_set_header_color")[-1] == {"color": "#090e1c"}
+    assert events(b, "web_app_set_header_color")[-1] == {"color": "#0a3a1e"}
+    for page in pages:
+        assert events(page, "web_app_ready") and events(page, "web_app_expand")
+        # During the game there is nowhere to go back to: Telegram's Back button is hidden.
+        assert events(page, "web_app_setup_back_button")[-1] == {"is_visible": False}
+    shot(a, "telegram-mini-app-table")
+
+    # Both play legal moves by clicking, as people would, until the game ends.
+    moves, t0 = 0, time.monotonic()
+    while not all(p.is_visible("#result") for p in pages):
+        assert time.monotonic() - t0 < 300, f"no end after {moves} moves"
+        acted = False
+        for page in pages:
+            if not page.is_visible("#result") and can_act(page):
+                moves += 1
+                make_move(page, moves)
+                acted = True
+        if not acted:
+            time.sleep(0.1)
+    assert moves > 10
+    tg_server.wait_event("game_over", room=code)
+    shot(b, "telegram-mini-app-result")
+    # After the game Telegram's Back button leaves the room.
+    b.wait_for_function(
+        "() => window.__tgEvents.filter(e => e[0] === 'web_app_setup_back_button').pop()[1]"
+        ".is_visible === true"
+    )
+    b.evaluate("window.Telegram.WebView.receiveEvent('back_button_pressed', {})")
+    wait_screen(b, "start")
+    assert not errors, errors
+    for page in pages:
+        page.context.close()
