@@ -71,10 +71,18 @@ class ServerProcess:
         self.port = 0
         self._ready = threading.Event()
 
+    def command(self) -> list[str]:
+        """The command line of the process (subclasses start other commands)."""
+        return serve_command(self.db_url, *self.extra)
+
+    def environment(self) -> dict[str, str]:
+        """The process's environment."""
+        return dict(os.environ, PYTHONWARNINGS="ignore")
+
     def start(self, timeout: float = 60.0) -> ServerProcess:
         self._ready.clear()
-        cmd = serve_command(self.db_url, *self.extra)
-        env = dict(os.environ, PYTHONWARNINGS="ignore")
+        cmd = self.command()
+        env = self.environment()
         self.proc = subprocess.Popen(
             cmd,
             stdout=subprocess.DEVNULL,
