@@ -4,6 +4,7 @@ checker that no frame ever shows a seat a card it may not see."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -14,8 +15,9 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
@@ -28,6 +30,7 @@ from kozyr.engine.state import GameState
 from kozyr.server.launch import listening_port, serve_command
 
 ROOT = Path(__file__).resolve().parents[2]
+T = TypeVar("T")
 
 
 #: Server options for the socket tests: no bot pacing, quick takeovers and timers.
@@ -68,10 +71,18 @@ class ServerProcess:
         self.port = 0
         self._ready = threading.Event()
 
+    def command(self) -> list[str]:
+        """The command line of the process (subclasses start other commands)."""
+        return serve_command(self.db_url, *self.extra)
+
+    def environment(self) -> dict[str, str]:
+        """The process's environment."""
+        return dict(os.environ, PYTHONWARNINGS="ignore")
+
     def start(self, timeout: float = 60.0) -> ServerProcess:
         self._ready.clear()
-        cmd = serve_command(self.db_url, *self.extra)
-        env = dict(os.environ, PYTHONWARNINGS="ignore")
+        cmd = self.command()
+        env = self.environment()
         self.proc = subprocess.Popen(
             cmd,
             stdout=subprocess.DEVNULL,
@@ -149,11 +160,40 @@ def http(
         with urllib.request.urlopen(req, timeout=10) as resp:
             status, text = resp.status, resp.read().decode()
     except urllib.error.HTTPError as exc:
-        status, text = exc.code, exc.read().decode()
+        with exc:  # it holds the connection: close it (else a ResourceWarning, later)
+            status, text = exc.code, exc.read().decode()
     try:
         return status, json.loads(text)
     except json.JSONDecodeError:
         return status, text
+
+
+#: Clients connected while :func:`run` runs a scenario (it closes them at the
+#: end; strong references, since a scenario's locals are gone once it returns).
+_clients: set[Client] | None = None
+
+
+def run(scenario: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(scenario)``, closing every client's socket at the end even if
+    the scenario failed: a socket left to the garbage collector warns later, in
+    whichever test is running then (pytest makes that warning that test's error)."""
+
+    global _clients
+    mine: set[Client] = set()
+
+    async def main() -> T:
+        try:
+            return await scenario
+        finally:
+            for c in mine:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(c.close(), 5)
+
+    _clients = mine
+    try:
+        return asyncio.run(main())
+    finally:
+        _clients = None
 
 
 class Client:
@@ -175,6 +215,8 @@ class Client:
 
     async def connect(self, token: str | None = None, hello: bool = True) -> dict[str, Any]:
         self.ws = await connect(self.url, open_timeout=10, max_size=2**20, max_queue=None)
+        if _clients is not None:
+            _clients.add(self)
         if not hello:
             return {}
         msg: dict[str, Any] = {"type": "hello", "name": self.name}

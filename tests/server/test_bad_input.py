@@ -9,6 +9,7 @@ import random
 from kozyr.engine.cards import card_str, deck_cards
 
 from .harness import Client, ServerProcess, check_frames, http, play_out
+from .services import ClusterFront
 
 
 async def _error(c: Client, code: str) -> dict:
@@ -108,7 +109,11 @@ def test_two_character_names_play_and_bad_names_are_refused(server: ServerProces
     assert status == 201 and made["room"]["seats"][0]["name"] == "翔", made
 
 
-def test_forged_stale_out_of_turn_and_illegal_moves(server: ServerProcess) -> None:
+def test_forged_stale_out_of_turn_and_illegal_moves(
+    any_server: ServerProcess | ClusterFront,
+) -> None:
+    server = any_server  # one process, then a cluster of three (conftest.py)
+
     async def scenario() -> None:
         rng = random.Random(11)
         anna, boris, spy = (Client(server.ws_url, n) for n in ("anna", "boris", "spy"))

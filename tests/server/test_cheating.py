@@ -13,6 +13,7 @@ from kozyr.engine.actions import Action, Kind
 from kozyr.engine.record import GameRecord
 
 from .harness import Client, ServerProcess, check_frames, http, play_out
+from .services import ClusterFront
 
 
 def out_of_turn_accusations(record_data: dict) -> tuple[int, int]:
@@ -45,7 +46,9 @@ async def play_a_bot(client: Client, level: int) -> None:
     )
 
 
-def test_two_people_and_two_bots_cheat_and_accuse(server: ServerProcess) -> None:
+def test_two_people_and_two_bots_cheat_and_accuse(any_server: ServerProcess | ClusterFront) -> None:
+    server = any_server  # one process, then a cluster of three (conftest.py)
+
     async def scenario() -> None:
         rng = random.Random(11)
         anna, boris, vera = (Client(server.ws_url, n) for n in ("anna", "boris", "vera"))

@@ -10,9 +10,14 @@ import random
 from kozyr.cli.replay import replay_json
 
 from .harness import Client, ServerProcess, check_frames, http, play_out
+from .services import ClusterFront
 
 
-def test_two_humans_two_bots_play_rematch_and_a_spectator(server: ServerProcess) -> None:
+def test_two_humans_two_bots_play_rematch_and_a_spectator(
+    any_server: ServerProcess | ClusterFront,
+) -> None:
+    server = any_server  # one process, then a cluster of three (conftest.py)
+
     async def scenario() -> None:
         rng = random.Random(7)
         anna, boris, vera = (Client(server.ws_url, n) for n in ("anna", "boris", "vera"))
@@ -93,7 +98,9 @@ async def _watch_until_over(c: Client) -> None:
         await c.recv(30)
 
 
-def test_play_against_the_computer_and_results(server: ServerProcess) -> None:
+def test_play_against_the_computer_and_results(any_server: ServerProcess | ClusterFront) -> None:
+    server = any_server  # one process, then a cluster of three (conftest.py)
+
     async def scenario() -> None:
         rng = random.Random(3)
         solo = Client(server.ws_url, "solo")

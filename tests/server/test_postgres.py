@@ -6,91 +6,14 @@ mid-game after which a restarted server resumes the table from PostgreSQL."""
 from __future__ import annotations
 
 import asyncio
-import glob
 import json
-import os
 import random
-import shutil
-import socket
-import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
-
-import psycopg  # a dev dependency (pip install -e '.[dev]')
-import pytest
 
 from kozyr.cli.replay import replay_json
 
 from .harness import Client, ServerProcess, check_frames, crash_and_resume, http, play_out
-
-PASSWORD = "s3cret-pw"  # trust auth ignores it; the server must not log it
-
-
-def _pg_bin() -> Path | None:
-    found = sorted(
-        glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"),
-        key=lambda p: int(Path(p).parents[1].name) if Path(p).parents[1].name.isdigit() else 0,
-    )
-    return Path(found[-1]).parent if found else None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class PgCluster:
-    def __init__(self, port: int) -> None:
-        self.port = port
-
-    def connect(self, dbname: str = "postgres") -> psycopg.Connection:
-        return psycopg.connect(
-            host="127.0.0.1", port=self.port, user="postgres", dbname=dbname, autocommit=True
-        )
-
-    def new_database(self, name: str) -> str:
-        """Create database ``name``; its SQLAlchemy URL (with a password, to
-        check it never shows in the log)."""
-        with self.connect() as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
-        return f"postgresql+psycopg://postgres:{PASSWORD}@127.0.0.1:{self.port}/{name}"
-
-
-@pytest.fixture(scope="session")
-def pg() -> Iterator[PgCluster]:
-    bindir = _pg_bin()
-    if bindir is None:
-        pytest.skip("PostgreSQL binaries not found under /usr/lib/postgresql/*/bin (run ./setup)")
-    as_pg: list[str] = []
-    if os.geteuid() == 0:  # initdb refuses to run as root
-        as_pg = ["runuser", "-u", "postgres", "--"]
-    # Not under pytest's tmp dir: that one is private to root (0700).
-    top = Path(tempfile.mkdtemp(prefix="kozyr-pg-"))
-    data, log = top / "data", top / "pg.log"
-    if as_pg:
-        shutil.chown(top, "postgres", "postgres")
-    port = _free_port()
-
-    def run(*cmd: str) -> None:
-        done = subprocess.run([*as_pg, *cmd], capture_output=True, text=True, timeout=60)
-        if done.returncode:
-            extra = log.read_text() if log.exists() else ""
-            raise RuntimeError(f"{cmd[0]} failed:\n{done.stdout}{done.stderr}{extra}")
-
-    try:
-        run(str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
-            "-E", "UTF8", "--locale=C", "--no-sync")  # fmt: skip
-        opts = f"-k {top} -p {port} -h 127.0.0.1 -c fsync=off"
-        run(str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "30",
-            "-o", opts, "start")  # fmt: skip
-        try:
-            yield PgCluster(port)
-        finally:
-            run(str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop")
-    finally:
-        shutil.rmtree(top, ignore_errors=True)
+from .services import PASSWORD, PgCluster
 
 
 def _check_log(srv: ServerProcess) -> None:

@@ -12,9 +12,14 @@ from pathlib import Path
 from websockets.asyncio.client import connect
 
 from .harness import Client, ServerProcess, check_frames, crash_and_resume, http, play_out
+from .services import ClusterFront
 
 
-def test_passphrase_throttled_per_room_and_per_address(server: ServerProcess) -> None:
+def test_passphrase_throttled_per_room_and_per_address(
+    any_server: ServerProcess | ClusterFront,
+) -> None:
+    server = any_server  # one process, then a cluster of three (conftest.py)
+
     async def scenario() -> None:
         host, guest = Client(server.ws_url, "host"), Client(server.ws_url, "guest")
         code = await host.create_room(
@@ -59,7 +64,11 @@ def test_passphrase_throttled_per_room_and_per_address(server: ServerProcess) ->
     asyncio.run(scenario())
 
 
-def test_disconnect_bot_takes_over_then_reconnect_resyncs(server: ServerProcess) -> None:
+def test_disconnect_bot_takes_over_then_reconnect_resyncs(
+    any_server: ServerProcess | ClusterFront,
+) -> None:
+    server = any_server  # one process, then a cluster of three (conftest.py)
+
     async def scenario() -> None:
         rng = random.Random(5)
         anna, boris = Client(server.ws_url, "anna"), Client(server.ws_url, "boris")

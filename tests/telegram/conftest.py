@@ -4,9 +4,7 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,25 +15,14 @@ import pytest
 from kozyr.telegram.initdata import sign_init_data
 
 from ..server.harness import ServerProcess, http
+from ..web.conftest import WEB_OPTIONS
 from .fake_api import FakeBotAPI
 
 TOKEN = "7000001:TEST-token-for-the-fake-api"
 
-#: Quick bots and takeovers; a real 30 s move clock (nudges wait for it).
-OPTIONS = (
-    "--bot-delay",
-    "0.05",
-    "--grace",
-    "3",
-    "--bot-workers",
-    "1",
-    "--rate",
-    "100",
-    "--burst",
-    "200",
-    "--poll",
-    "0.2",
-)
+#: Quick bots and takeovers as in the browser tests; a real 30 s move clock
+#: (nudges wait for it).
+OPTIONS = (*WEB_OPTIONS, "--poll", "0.2")
 
 
 class TelegramServer(ServerProcess):
@@ -50,25 +37,13 @@ class TelegramServer(ServerProcess):
             **(env or {}),
         }
 
-    def start(self, timeout: float = 60.0) -> TelegramServer:
-        self._ready.clear()
+    def command(self) -> list[str]:
         cmd = [sys.executable, "-m", "kozyr.cli.main", "telegram", "--port", "0"]
-        cmd += ["--db", self.db_url, *self.extra]
+        return [*cmd, "--db", self.db_url, *self.extra]
+
+    def environment(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("KOZYR_")}
-        self.proc = subprocess.Popen(
-            cmd,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            cwd=self.db.parent,
-            env={**env, **self.env},
-        )
-        self._reader = threading.Thread(target=self._read, args=(self.proc,), daemon=True)
-        self._reader.start()
-        if not self._ready.wait(timeout):
-            self.stop()
-            raise RuntimeError("server did not start:\n" + self.log_text())
-        return self
+        return {**env, **self.env}
 
     def wait_event(self, name: str, timeout: float = 30.0, **match: Any) -> dict[str, Any]:
         deadline = time.monotonic() + timeout

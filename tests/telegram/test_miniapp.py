@@ -7,18 +7,15 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 
+from ..web.conftest import CHROMIUM, CHROMIUM_ARGS
 from ..web.helpers import PHONE, can_act, make_move, shot, wait_screen
 from .conftest import init_data
 from .fake_api import user
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-sync"]
 
 DARK = {
     "bg_color": "#17212b",
@@ -55,7 +52,7 @@ def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():  # pragma: no cover - ./setup installs it
         pytest.skip("Debian's chromium is not installed at /usr/bin/chromium (run ./setup)")
     with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield b
         b.close()
 

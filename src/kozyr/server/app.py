@@ -4,6 +4,7 @@
 Routes (docs/protocol.md has the details):
 
 * ``GET /health`` — liveness and counters.
+* ``GET /metrics`` — the same and more in the Prometheus text format (docs/deploy.md).
 * ``POST /api/rooms`` — create a room over HTTP (returns invite code and token).
 * ``GET /api/rooms`` — public rooms waiting in the lobby.
 * ``GET /api/rooms/{code}`` — one room by invite code.
@@ -44,6 +45,7 @@ from . import protocol as p
 from .config import ServerConfig
 from .connection import Connection
 from .lobby import Hub, check_name, player_key
+from .metrics import CONTENT_TYPE as METRICS_TYPE
 from .static import ClientFiles
 from .telegram_api import telegram_routes
 
@@ -173,6 +175,9 @@ def create_app(config: ServerConfig) -> Starlette:
     async def health(_request: Request) -> Response:
         return JSONResponse(hub.health())
 
+    async def metrics(_request: Request) -> Response:
+        return Response(hub.metrics_text(), media_type=METRICS_TYPE)
+
     async def create_room(request: Request) -> Response:
         if not hub.http_allowed(request.client.host if request.client else "unknown"):
             return _error(429, p.Code.RATE_LIMITED, "too many rooms created; wait a little")
@@ -187,6 +192,11 @@ def create_app(config: ServerConfig) -> Starlette:
             msg = msgspec.convert(fields, p.CreateRoom)
             # The name is the host's new name only if the room is made (not on a 409).
             pl, token, _ = await hub.identify(token, name, rename=False)
+            if pl.room is None and await hub.coord.room_elsewhere(pl.key) is not None:
+                # Seated in a room of another process (a socket would be routed there).
+                raise p.ProtocolError(
+                    p.Code.ALREADY_IN_ROOM, "leave your room before creating another"
+                )
             base_url = f"{request.url.scheme}://{request.url.netloc}"
             room = await hub.create_room(pl, msg, base_url, rename=name)
         except msgspec.ValidationError as exc:
@@ -322,6 +332,7 @@ def create_app(config: ServerConfig) -> Starlette:
 
     routes: list[BaseRoute] = [
         Route("/health", health),
+        Route("/metrics", metrics),
         Route("/api/rooms", create_room, methods=["POST"]),
         Route("/api/rooms", list_rooms, methods=["GET"]),
         Route("/api/rooms/{code}", room_info),

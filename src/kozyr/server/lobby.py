@@ -25,11 +25,13 @@ from kozyr.engine.record import RecordError
 from kozyr.engine.rules import Rules, RulesError
 
 from . import logging as log
+from . import metrics
 from . import protocol as p
 from .bot_pool import BotPool
 from .config import ServerConfig
 from .connection import Connection
 from .game_session import GameSession
+from .metrics import Metrics
 from .ports import Coordinator, Peer
 from .ratelimit import MemoryPassphraseThrottle, PassphraseThrottle, TokenBucket
 from .rooms import Player, Room, Seat, hash_passphrase, new_code
@@ -132,6 +134,7 @@ class Hub:
         self.players: dict[str, Player] = {}
         self.connections: set[Connection] = set()
         self.moves = 0
+        self.metrics = Metrics()
         self.started = time.time()
         #: Where rooms live: here only (the base class), or across a cluster
         #: (kozyr.server.cluster sets its own at startup).
@@ -321,6 +324,7 @@ class Hub:
                 room.back_to_room(pl)
             case p.Leave():
                 room.remove_player(pl)
+                await self.coord.flushed(room)
                 pl.send(p.Left(room=room.code))
             case _:  # pragma: no cover - every type is handled above
                 raise p.ProtocolError(p.Code.UNKNOWN_TYPE, "not handled", p.type_of(msg))
@@ -530,6 +534,18 @@ class Hub:
             "uptime": round(time.time() - self.started, 1),
             **self.coord.health(self.rooms),
         }
+
+    def metrics_text(self) -> str:
+        """``GET /metrics``: this process's figures (Prometheus text format)."""
+        return metrics.render(
+            self.metrics,
+            connections=len(self.connections),
+            rooms_owned=len(self.rooms),
+            rooms_attached=self.coord.attached_rooms(),
+            games=sum(1 for r in self.rooms.values() if r.state == "playing"),
+            fenced=self.store.fenced,
+            node=self.coord.node,
+        )
 
     def public_rooms(self) -> list[dict[str, Any]]:
         out = []

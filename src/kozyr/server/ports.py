@@ -20,6 +20,7 @@ from . import protocol as p
 if TYPE_CHECKING:
     from .bot_pool import BotPool
     from .config import ServerConfig
+    from .metrics import Metrics
     from .store import Store
     from .timers import Tasks
 
@@ -52,6 +53,7 @@ class RoomHost(Protocol):
     tasks: Tasks
     coord: Coordinator
     moves: int
+    metrics: Metrics
 
     def close_room(self, room: Any, why: str) -> None: ...
 
@@ -60,12 +62,19 @@ class Coordinator:
     """Where rooms live.  This base class is one process on its own: every room
     is local, so each hook does nothing (the server behaves as it always did)."""
 
+    #: This process's id in a cluster (None: a process on its own).
+    node: str | None = None
+
     async def claim(self, room: Any) -> None:
         """A room was just created here: become its owner before it is stored."""
 
     async def created(self, room: Any) -> None:
         """The new room is queued for storage (a cluster waits until it is stored,
         so any process can find it by its code or its players at once)."""
+
+    async def flushed(self, room: Any) -> None:
+        """Wait until the room's queued writes are stored (a cluster, so that
+        other processes read them: after ``left``, the seat is free everywhere)."""
 
     def room_changed(self, room: Any) -> None:
         """The room's settings, seats or state changed (already queued for storage)."""
@@ -103,6 +112,10 @@ class Coordinator:
     async def room_info(self, code: str) -> dict[str, Any] | None:
         """A room that is not here, by invite code (None: no such room)."""
         return None
+
+    def attached_rooms(self) -> int:
+        """Rooms owned by other processes that local sockets are in."""
+        return 0
 
     def health(self, rooms: dict[str, Any]) -> dict[str, Any]:
         """Extra fields of ``/health``: which rooms this process owns."""

@@ -606,6 +606,8 @@ class Room:
         else:
             self._schedule_turn()
         self._broadcast_move(applied, by, action_json)
+        took = None if received is None else time.perf_counter() - received
+        self.hub.metrics.move_applied(took)
         log.event(
             "move",
             room=self.code,
@@ -614,7 +616,7 @@ class Room:
             seat=action.seat,
             action=action_json,
             by=by,
-            ms=None if received is None else round((time.perf_counter() - received) * 1000, 2),
+            ms=None if took is None else round(took * 1000, 2),
         )
         if applied.over:
             assert g.result is not None

@@ -41,12 +41,14 @@ from sqlalchemy import (
     Column,
     Connection,
     Float,
+    Index,
     Integer,
     MetaData,
     String,
     Table,
     Text,
     create_engine,
+    delete,
     event,
     func,
     insert,
@@ -87,6 +89,17 @@ rooms = Table(
     #: stream up to which messages are applied (docs/architecture.md).
     Column("fence", Integer, nullable=False, default=0, server_default="0"),
     Column("inbox_pos", String(40)),
+)
+
+#: Who sits in which open room, one row per seated person: the index that
+#: finds a player's room at ``hello`` on any process of a cluster (kept by
+#: ``save_room`` in the room's own transaction; a closed room has no rows).
+room_seats = Table(
+    "room_seats",
+    metadata,
+    Column("room", String(40), primary_key=True),
+    Column("player", String(64), primary_key=True),
+    Index("room_seats_player", "player"),
 )
 
 games = Table(
@@ -209,6 +222,19 @@ def _check_fence(conn: Connection, fence: Fence) -> None:
         raise Fenced(f"room {fence.code}: token {fence.token} is not the newest")
 
 
+def _seated(data: dict[str, Any]) -> list[str]:
+    """The player keys seated in a room's stored ``data``."""
+    seats = data.get("seats", [])
+    return sorted({s["player"] for s in seats if isinstance(s, dict) and s.get("player")})
+
+
+def _set_seats(conn: Connection, code: str, keys: list[str]) -> None:
+    """Make ``room_seats`` list exactly ``keys`` as seated in room ``code``."""
+    conn.execute(delete(room_seats).where(room_seats.c.room == code))
+    if keys:
+        conn.execute(insert(room_seats), [{"room": code, "player": k} for k in keys])
+
+
 #: Key of the PostgreSQL advisory lock held while the schema is created or
 #: migrated, so processes starting together on an empty database take turns.
 _SCHEMA_LOCK = 0x6B6F7A7972
@@ -219,7 +245,13 @@ def create_schema(engine: Engine) -> None:
     with engine.begin() as conn:
         if conn.dialect.name == "postgresql":
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _SCHEMA_LOCK})
+        had_seats = inspect(conn).has_table("room_seats")
         metadata.create_all(conn)
+        if not had_seats:  # a database from before the seat index: fill it once
+            for code, data in conn.execute(
+                select(rooms.c.code, rooms.c.data).where(rooms.c.closed.is_(False))
+            ).all():
+                _set_seats(conn, str(code), _seated(json.loads(data)))
         have = {c["name"] for c in inspect(conn).get_columns("rooms")}
         if "fence" not in have:
             conn.execute(text("ALTER TABLE rooms ADD COLUMN fence INTEGER NOT NULL DEFAULT 0"))
@@ -275,6 +307,8 @@ class Store:
             list(compiled.positiontup) if compiled.positional and compiled.positiontup else None
         )
         self.commits = 0
+        #: Writes refused by their fencing token (cluster: a room lost to another process).
+        self.fenced = 0
 
     # ------------------------------------------------------------ the thread
     def start(self) -> None:
@@ -351,6 +385,7 @@ class Store:
                     self._run_batch([job], retry=False)
                 return
             if isinstance(exc, Fenced):  # expected after losing a room: not an error
+                self.fenced += 1
                 log.warning("write_fenced", error=str(exc))
             else:
                 log.error("store_error", error=repr(exc))
@@ -462,6 +497,7 @@ class Store:
     ) -> None:
         """Queue an upsert of the room (not awaited: the queue keeps the order)."""
         data_text = _dumps(data)
+        seated = [] if closed else _seated(data)
         now = time.time()
 
         def job(conn: Connection) -> None:
@@ -478,13 +514,13 @@ class Store:
                 if fence.pos is not None:
                     values["inbox_pos"] = fence.pos
             done = conn.execute(query.values(**values))
-            if done.rowcount:
-                return
-            if fence is not None:
-                exists = conn.execute(select(rooms.c.fence).where(rooms.c.code == code)).first()
-                if exists is not None:
-                    raise Fenced(f"room {code}: token {fence.token} is not the newest")
-            conn.execute(insert(rooms).values(code=code, **values))
+            if not done.rowcount:
+                if fence is not None:
+                    exists = conn.execute(select(rooms.c.fence).where(rooms.c.code == code)).first()
+                    if exists is not None:
+                        raise Fenced(f"room {code}: token {fence.token} is not the newest")
+                conn.execute(insert(rooms).values(code=code, **values))
+            _set_seats(conn, code, seated)
 
         fut = self.submit(job)
         if fence is not None:
@@ -526,15 +562,14 @@ class Store:
         return await self.call(job)
 
     async def room_of_player(self, key: str) -> str | None:
-        """The open room where the player (by token hash) has a seat, if any.
-        (A text search of the seats' JSON: ``key`` is hex, so it is safe in LIKE.)"""
-        if not key.isalnum():
-            return None
+        """The open room where the player (by token hash) has a seat, if any
+        (the newest, should a crash have left two)."""
 
         def job(conn: Connection) -> str | None:
             row = conn.execute(
                 select(rooms.c.code)
-                .where(rooms.c.closed.is_(False), rooms.c.data.like(f'%"{key}"%'))
+                .join(room_seats, room_seats.c.room == rooms.c.code)
+                .where(room_seats.c.player == key, rooms.c.closed.is_(False))
                 .order_by(rooms.c.updated_at.desc())
             ).first()
             return None if row is None else str(row[0])

@@ -98,7 +98,7 @@ class ClusterNode(Coordinator):
 
     def __init__(self, hub: Hub, url: str, lease: float = 2.0) -> None:
         self.hub = hub
-        self.node = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
+        self.node: str = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
         self.lease = lease
         self.lease_ms = int(lease * 1000)
         self.redis: Redis = Redis.from_url(
@@ -186,8 +186,11 @@ class ClusterNode(Coordinator):
         self._own(room.code, fence, value, "0-0")
 
     async def created(self, room: Room) -> None:
+        await self.flushed(room)
+
+    async def flushed(self, room: Room) -> None:
         # The store's queue is first in, first out: once this no-op is done,
-        # the room's first save is committed.
+        # the room's saves queued so far are committed.
         await self.hub.store.call(lambda _conn: None)
 
     def room_changed(self, room: Room) -> None:
@@ -289,6 +292,9 @@ class ClusterNode(Coordinator):
         except RedisError as exc:  # the owner's grace timer never starts: the seat waits
             self._warn("cluster_close_failed", error=repr(exc))
 
+    def attached_rooms(self) -> int:
+        return len(set(self.attached.values()))
+
     def health(self, rooms: dict[str, Any]) -> dict[str, Any]:
         return {"node": self.node, "owned": sorted(self.owned), "attached": len(self.attached)}
 
@@ -335,6 +341,7 @@ class ClusterNode(Coordinator):
         async with self.redis.pipeline(transaction=False) as pipe:
             for node, items in batch.items():
                 pipe.publish(node_channel(node), encode_batch(items))
+                self.hub.metrics.frames_published += sum(1 for item in items if item[0] == "f")
             for code in dirty:
                 room = self.hub.rooms.get(code)
                 if room is not None and not room.closed:
@@ -379,6 +386,7 @@ class ClusterNode(Coordinator):
             await self._swap(keys=[key], args=[value, "", 0])
             return
         self._own(code, fence, value, pos or "0-0")
+        self.hub.metrics.takeovers += 1
         log.event("room_adopted", room=code, node=self.node, token=token, pos=pos)
         self._relink(code)
 
@@ -424,8 +432,13 @@ class ClusterNode(Coordinator):
         if kind == "attach":
             self._attach(peer, code, bool(d.get("j")))
         elif kind == "msg":
-            if pl.conn is None:  # a takeover happened before the socket attached again
-                self._attach(peer, code, True)
+            if pl.conn is None:
+                # The socket's first word here (a takeover happened before it
+                # attached again, or a newcomer's ``join``): it becomes the
+                # player's socket, and a seated player is back.  Nobody joins
+                # the room this way: a ``join`` goes through its checks
+                # (passphrase, seat) like any other.
+                self._attach(peer, code, False)
             elif pl.conn is not peer:
                 return  # a socket replaced by a newer one of the same player
             await self._dispatch(peer, d["m"])
@@ -544,6 +557,7 @@ class ClusterNode(Coordinator):
         if conn is None:
             return
         if kind == "f":
+            self.hub.metrics.frames_received += 1
             conn.send_raw(item[2])
         elif kind == "x":
             pl = conn.player
@@ -593,8 +607,10 @@ class ClusterNode(Coordinator):
                     continue
                 if res == 0:
                     self._lost_code(code)
-                elif res == 2:
+                elif res == 2:  # Redis restarted empty: the lobby list lost the room too
                     log.event("lease_retaken", room=code, node=self.node)
+                    self._dirty.add(code)
+                    self.outbox.poke()
 
     async def _scan_loop(self) -> None:
         """Adopt rooms that nobody owns (their owner died, or shut down)."""
