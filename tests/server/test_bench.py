@@ -52,7 +52,9 @@ def test_bench_server_cluster_of_two_processes() -> None:
     assert 0 < figures["server_cpu_ms_per_move"] < 1000
     assert figures["redis_cpu_percent"] is not None and figures["redis_cpu_percent"] >= 0
     assert figures["postgres_cpu_percent"] is not None
-    assert figures["errors"] == {}
+    # ``unavailable`` (a room changing owner; the bench sends the move again) is
+    # the one error a cluster may answer a well-behaved client.
+    assert set(figures["errors"]) <= {"unavailable"}, figures["errors"]
     # Two servers, Redis and the postmaster were started, and all are stopped.
     assert len(figures["started_pids"]) == 4
     for pid in figures["started_pids"]:

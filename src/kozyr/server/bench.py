@@ -95,6 +95,7 @@ class _Stats:
     moves: int = 0
     games: int = 0
     errors: Counter[str] = field(default_factory=Counter)
+    retried: Counter[str] = field(default_factory=Counter)
     connected: int = 0
 
 
@@ -137,26 +138,16 @@ async def _room_main(
         while json.loads(await ws.recv())["type"] != "welcome":
             pass
         if s == 0:
-            await ws.send(
-                json.dumps(
-                    {
-                        "type": "create_room",
-                        "seats": seats,
-                        "move_time": 60,
-                        "visibility": "public",
-                        "bot_level": 1,
-                    }
-                )
-            )
+            ask = {
+                "type": "create_room",
+                "seats": seats,
+                "move_time": 60,
+                "visibility": "public",
+                "bot_level": 1,
+            }
         else:
-            await ws.send(json.dumps({"type": "join", "room": room.code}))
-        while True:
-            msg = json.loads(await ws.recv())
-            if msg["type"] == "room":
-                room.code = msg["room"]["code"]
-                break
-            if msg["type"] == "error":
-                raise RuntimeError(f"bench room {index}: {msg}")
+            ask = {"type": "join", "room": room.code}
+        room.code = await _ask_room(ws, ask, index, stats)
     await conns[0].send(json.dumps({"type": "start"}))
     ready.set()
     tasks = [
@@ -169,6 +160,27 @@ async def _room_main(
         for ws in conns:
             await ws.close()
             stats.connected -= 1
+
+
+async def _ask_room(ws: Any, ask: dict[str, Any], index: int, stats: _Stats) -> str:
+    """Send ``create_room``/``join`` until the ``room`` frame comes; the room's code.
+
+    In a cluster a ``join`` may meet a room whose owner is not reachable yet
+    (``unavailable``): as docs/protocol.md asks, the same message is sent again
+    after ``retry_after`` (and counted, since it is an error the user would see)."""
+    for _attempt in range(30):
+        await ws.send(json.dumps(ask))
+        while True:
+            msg = json.loads(await ws.recv())
+            if msg["type"] == "room":
+                return str(msg["room"]["code"])
+            if msg["type"] == "error":
+                break
+        if msg["code"] != "unavailable":
+            raise RuntimeError(f"bench room {index}: {msg}")
+        stats.retried[ask["type"]] += 1
+        await asyncio.sleep(float(msg.get("retry_after") or 1.0))
+    raise RuntimeError(f"bench room {index}: still unavailable after 30 tries: {msg}")
 
 
 async def _seat_loop(
@@ -187,6 +199,7 @@ async def _seat_loop(
     latest = -1
     seat: int | None = None
     pending: list[asyncio.Future[None]] = []
+    last: list[Any] = []  # the version and text of this seat's last move
 
     def move(frame: dict[str, Any]) -> None:
         if flags.stopping or frame["version"] != latest:
@@ -195,11 +208,20 @@ async def _seat_loop(
         version = frame["version"]
         room.sent[version + 1] = time.perf_counter()
         msg = json.dumps({"type": "move", "action": action, "version": version})
+        last[:] = [version, msg]
         sending = asyncio.ensure_future(ws.send(msg))
         sending.add_done_callback(_retrieve)  # a send to a closing socket is no news
         pending.append(sending)
         if len(pending) > 64:
             pending[:] = [f for f in pending if not f.done()]
+
+    def resend() -> None:
+        # A move answered ``unavailable`` (its room changing owner) is sent again,
+        # as docs/protocol.md asks, unless the game moved on meanwhile.
+        if not flags.stopping and last and last[0] == latest:
+            sending = asyncio.ensure_future(ws.send(last[1]))
+            sending.add_done_callback(_retrieve)
+            pending.append(sending)
 
     def rematch() -> None:
         if not flags.stopping:
@@ -240,9 +262,11 @@ async def _seat_loop(
                 loop.call_later(0.5, rematch)
         elif kind == "error" and msg["code"] != "stale_version":
             stats.errors[msg["code"]] += 1
+            if msg["code"] == "unavailable":
+                loop.call_later(float(msg.get("retry_after") or 1.0), resend)
 
 
-def _retrieve(fut: asyncio.Future[None]) -> None:
+def _retrieve(fut: asyncio.Future[Any]) -> None:
     if not fut.cancelled():
         fut.exception()
 
@@ -277,11 +301,11 @@ def _client_worker(
         for i in range(rooms):
             ev = asyncio.Event()
             readies.append(ev)
-            tasks.append(
-                asyncio.ensure_future(
-                    _room_main(urls, first_room + i, seats, think, stats, flags, ev)
-                )
+            task = asyncio.ensure_future(
+                _room_main(urls, first_room + i, seats, think, stats, flags, ev)
             )
+            task.add_done_callback(_retrieve)  # the first failure is reported below
+            tasks.append(task)
             if i % 25 == 24:
                 await asyncio.sleep(0.05)  # a gentle ramp: no SYN storm
         while not all(ev.is_set() for ev in readies):
@@ -306,6 +330,7 @@ def _client_worker(
                 "moves": stats.moves,
                 "games": stats.games,
                 "errors": dict(stats.errors),
+                "retried": dict(stats.retried),
                 "held": held,
             }
         )
@@ -602,8 +627,10 @@ def _run(args: argparse.Namespace, servers: _Servers) -> int:
     everyone = [x for part in parts for x in part["everyone"]]
     moves = sum(part["moves"] for part in parts)
     errors: Counter[str] = Counter()
+    retried: Counter[str] = Counter()
     for part in parts:
         errors.update(part["errors"])
+        retried.update(part["retried"])
     server_moves = after.moves - before.moves
     figures: dict[str, Any] = {
         "connections": args.connections,
@@ -645,6 +672,7 @@ def _run(args: argparse.Namespace, servers: _Servers) -> int:
         "load_average": os.getloadavg()[0],
         "load_average_start": load_start,
         "errors": dict(errors),
+        "setup_retries": dict(retried),
         "server_log": args.server_log,
         "started_pids": servers.pids(),
     }
@@ -702,3 +730,5 @@ def _print(figures: dict[str, Any], args: argparse.Namespace, setup: float) -> N
             )
     print(f"  client processes:  {figures['client_cpu_percent']} % of one core in all")
     print(f"  errors:            {figures['errors'] or 'none'}")
+    if figures["setup_retries"]:
+        print(f"  setup retried:     {figures['setup_retries']} (answered unavailable)")
