@@ -35,6 +35,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import queue
 import random
 import resource
 import signal
@@ -594,7 +595,16 @@ def _run(args: argparse.Namespace, servers: _Servers) -> int:
         t0 = time.monotonic()
         connected = 0
         for _ in workers:
-            got = ready_q.get(timeout=600)
+            try:
+                got = ready_q.get(timeout=600)
+            except queue.Empty:
+                print(
+                    "kozyr bench server: the clients were not all seated after 600 s "
+                    "(a create_room or join was never answered; see the servers' logs "
+                    "with --server-log)",
+                    file=sys.stderr,
+                )
+                return 1
             if isinstance(got, str):
                 print(f"kozyr bench server: a client process failed: {got}", file=sys.stderr)
                 return 1
