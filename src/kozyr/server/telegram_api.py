@@ -117,11 +117,8 @@ async def bind_user(hub: Hub, user: TelegramUser) -> tuple[Player, str, dict[str
         return {**dict(row), **values}
 
     row = await hub.store.call(job)
-    pl = hub.players.get(key)
-    if pl is None:
-        pl = hub._player(key, name)
-    else:
-        await hub.rename(pl, name)
+    pl = hub._player(key, name)
+    pl.name = name  # a player already in memory takes the new name (stored above)
     return pl, token, row
 
 
