@@ -326,11 +326,8 @@ class KozyrBot:
 
     async def _open(self, pl: Player, seats: int) -> Room | None:
         """A new private table hosted by ``pl`` (None while they play elsewhere)."""
-        old = pl.room
-        if old is not None:
-            if old.state == "playing" and old.seat_of(pl) is not None:
-                return None
-            old.remove_player(pl)
+        if not _leave_for_new_table(pl):
+            return None
         msg = p.CreateRoom(seats=seats, move_time=30, visibility="private", bot_level=3)
         return await self.hub.create_room(pl, msg, self.public)
 
@@ -373,11 +370,8 @@ class KozyrBot:
             return text(lang, "table_started")
         if all(s.player is not None or s.bot is not None for s in room.seats):
             return text(lang, "table_full")
-        old = pl.room
-        if old is not None:
-            if old.state == "playing" and old.seat_of(pl) is not None:
-                return text(lang, "busy")
-            old.remove_player(pl)
+        if not _leave_for_new_table(pl):
+            return text(lang, "busy")
         room.add_player(pl, None)
         return text(lang, "seated")
 
@@ -602,6 +596,18 @@ class KozyrBot:
             log.event("telegram_nudge", room=room.code, player=pl.name)
         except TelegramAPIError as exc:  # the user never started the bot, or blocked it
             log.warning("telegram_nudge_failed", room=room.code, error=str(exc))
+
+
+def _leave_for_new_table(pl: Player) -> bool:
+    """``pl`` leaves their room for another table; False (and they stay) while
+    they play a game there."""
+    old = pl.room
+    if old is None:
+        return True
+    if old.state == "playing" and old.seat_of(pl) is not None:
+        return False
+    old.remove_player(pl)
+    return True
 
 
 def _seats(arg: str) -> int:
