@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections import deque
 from dataclasses import dataclass, field
 from html import escape
 
@@ -76,8 +75,6 @@ from .texts import TEXTS, text
 
 #: Seats of a table when /durak names none.
 DEFAULT_SEATS = 4
-#: Turns remembered as already looked at (for nudges).
-TURNS_KEPT = 10_000
 
 
 class Retry(BaseRequestMiddleware):
@@ -152,8 +149,9 @@ class KozyrBot:
         self.tables: dict[str, Table] = {}
         #: Players nudged and not yet back at a table (player keys).
         self.nudged: set[str] = set()
-        self._turns: deque[tuple[str, int, int]] = deque(maxlen=TURNS_KEPT)
-        self._turn_set: set[tuple[str, int, int]] = set()
+        #: Per room, the game version whose turn was last looked at (for nudges):
+        #: versions never repeat within a room, so one turn is looked at once.
+        self._looked: dict[str, int] = {}
         self._task: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------ running
@@ -557,6 +555,8 @@ class KozyrBot:
             pl = self.hub.players.get(key)
             if pl is None or pl.connected:
                 self.nudged.discard(key)  # back at a table: the next absence may be nudged
+        for code in self._looked.keys() - self.hub.rooms.keys():
+            del self._looked[code]
         for room in list(self.hub.rooms.values()):
             g = room.game
             if room.state != "playing" or not room.move_time or g is None or g.over:
@@ -566,21 +566,14 @@ class KozyrBot:
             pl = room.seats[g.to_move].player
             if pl is None or pl.connected or pl.key in self.nudged:
                 continue
-            turn = (room.code, room.game_no, g.version)
-            if turn in self._turn_set:
+            if self._looked.get(room.code) == g.version:
                 continue
-            self._remember(turn)
+            self._looked[room.code] = g.version
             row = await user_by_player(self.hub, pl.key)
             if row is None or not row["nudges"]:
                 continue
             self.nudged.add(pl.key)
             await self._nudge(room, pl, int(row["tg_id"]), str(row["lang"]))
-
-    def _remember(self, turn: tuple[str, int, int]) -> None:
-        if len(self._turns) == self._turns.maxlen:
-            self._turn_set.discard(self._turns[0])
-        self._turns.append(turn)
-        self._turn_set.add(turn)
 
     async def _nudge(self, room: Room, pl: Player, chat: int, lang: str) -> None:
         others = [s.player.name for s in room.seats if s.player is not None and s.player is not pl]
