@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    if getattr(args, "workers", 1) > 1:
+    if args.workers > 1:
         print(
             "kozyr telegram: runs one process (the bot follows its own tables); start the "
             "other cluster processes with kozyr serve (see docs/telegram.md)",
