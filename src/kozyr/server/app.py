@@ -44,6 +44,8 @@ from . import logging as log
 from . import protocol as p
 from .config import ServerConfig
 from .connection import Connection
+from .http import bearer_token, decode, read_body
+from .http import error as _error
 from .lobby import Hub, check_name, player_key
 from .metrics import CONTENT_TYPE as METRICS_TYPE
 from .static import ClientFiles
@@ -63,10 +65,6 @@ class HttpCreateRoom(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     passphrase: p.Passphrase | None = None
     bot_level: p.Level = 3
     start: bool = False
-
-
-def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message, **extra}}, status)
 
 
 #: Error codes of HTTP answers that come from routing, not from a handler.
@@ -104,29 +102,10 @@ def _utf8_size(text: str, limit: int) -> int:
     return len(text) if len(text) * 4 <= limit else len(text.encode())
 
 
-async def _read_body(request: Request, limit: int) -> bytes | None:
-    """The request body, or None once it grows past ``limit`` bytes."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def _decode_create_room(raw: bytes) -> HttpCreateRoom:
     """Parse a ``POST /api/rooms`` body: ``bad_json`` for what is not JSON,
     ``invalid_message`` for JSON of the wrong shape (or nested too deeply)."""
-    try:
-        body = msgspec.json.decode(raw, type=HttpCreateRoom)
-    except msgspec.ValidationError:
-        raise
-    except msgspec.DecodeError as exc:
-        raise p.ProtocolError(p.Code.BAD_JSON, str(exc)) from None
-    except RecursionError:
-        raise p.ProtocolError(p.Code.INVALID, p.TOO_DEEP) from None
+    body = decode(raw, HttpCreateRoom)
     if not p.nested_within(body.rules, p.MAX_DEPTH - 1):
         raise p.ProtocolError(p.Code.INVALID, p.TOO_DEEP)
     return body
@@ -181,7 +160,7 @@ def create_app(config: ServerConfig) -> Starlette:
     async def create_room(request: Request) -> Response:
         if not hub.http_allowed(request.client.host if request.client else "unknown"):
             return _error(429, p.Code.RATE_LIMITED, "too many rooms created; wait a little")
-        raw = await _read_body(request, config.max_message)
+        raw = await read_body(request, config.max_message)
         if raw is None:
             return _error(413, p.Code.TOO_BIG, f"bodies are at most {config.max_message} bytes")
         try:
@@ -234,10 +213,10 @@ def create_app(config: ServerConfig) -> Starlette:
         return JSONResponse(record)
 
     async def my_results(request: Request) -> Response:
-        auth = request.headers.get("authorization", "")
-        if not auth.lower().startswith("bearer "):
+        token = bearer_token(request)
+        if token is None:
             return _error(401, "no_token", "send Authorization: Bearer <your token>")
-        key = player_key(auth[7:].strip())
+        key = player_key(token)
         name = await hub.store.player_name(key)
         if name is None:
             return _error(404, "no_such_player", "that token is unknown")

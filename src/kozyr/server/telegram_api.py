@@ -41,7 +41,10 @@ from kozyr.telegram.identity import bot_language, display_name, player_token
 from kozyr.telegram.initdata import InitDataError, TelegramUser, parse_init_data
 
 from .config import ServerConfig
+from .http import bearer_token, decode, read_body
+from .http import error as _error
 from .lobby import Hub, player_key
+from .protocol import ProtocolError
 from .ratelimit import TokenBucket
 from .rooms import Player
 from .store import metadata
@@ -155,27 +158,21 @@ def _auto(row: dict[str, Any]) -> dict[str, int] | None:
 
 
 # ------------------------------------------------------------ routes
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status)
-
-
 _OFF = "Telegram login is not configured on this server (no KOZYR_TELEGRAM_TOKEN)"
 _MAX_BODY = 8192
 
 
 async def _json_body(request: Request, kind: type[Any]) -> Any:
     """The request body as ``kind``; a :class:`Response` with the error if it is not."""
-    raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > _MAX_BODY:
-            return _error(413, "too_big", f"bodies are at most {_MAX_BODY} bytes")
+    raw = await read_body(request, _MAX_BODY)
+    if raw is None:
+        return _error(413, "too_big", f"bodies are at most {_MAX_BODY} bytes")
     try:
-        return msgspec.json.decode(raw, type=kind)
+        return decode(raw, kind)
     except msgspec.ValidationError as exc:
         return _error(400, "invalid_message", str(exc))
-    except (msgspec.DecodeError, RecursionError) as exc:
-        return _error(400, "bad_json", str(exc))
+    except ProtocolError as exc:
+        return _error(400, exc.code, exc.message)
 
 
 def telegram_routes(hub: Hub) -> list[BaseRoute]:
@@ -219,15 +216,15 @@ def telegram_routes(hub: Hub) -> list[BaseRoute]:
     async def save_auto(request: Request) -> Response:
         if not config.telegram_token:
             return _error(404, "telegram_off", _OFF)
-        auth = request.headers.get("authorization", "")
-        if not auth.lower().startswith("bearer "):
+        token = bearer_token(request)
+        if token is None:
             return _error(401, "no_token", "send Authorization: Bearer <your token>")
         body = await _json_body(request, AutoBody)
         if isinstance(body, Response):
             return body
         if not 1 <= body.level <= 10 or not 0 <= body.games <= 10**9:
             return _error(400, "invalid_message", "level is 1 to 10, games 0 or more")
-        key = player_key(auth[7:].strip())
+        key = player_key(token)
         text = json.dumps({"level": body.level, "games": body.games})
 
         def job(conn: Connection) -> bool:
