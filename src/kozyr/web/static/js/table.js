@@ -78,6 +78,10 @@ const escapeHTML = (text) =>
 
 const sameCards = (a, b) => a.length === b.length && a.every((c) => b.includes(c));
 
+/** A hand card that may be played now (or cheated, or is selected). */
+const LIT = ".playable, .cheatable, .chosen";
+const isLit = (el) => el.matches(LIT);
+
 // ------------------------------------------------------------ the hand's layout
 // Every card of the hand keeps a part of its own at least MIN_STEP x ROW_STEP px
 // (a 44 x 44 px tap target with a little to spare, whether it is lit or not, so
@@ -416,16 +420,15 @@ export class TableView {
     if (!memo || this.ctx.hidden || !$("#keys-help").hidden) return;
     const hand = this.el.hand;
     const inside = (root, sel) => (sel ? root.querySelector(sel) : null);
-    const lit = (el) => el.matches(".playable, .cheatable, .chosen");
     let target = null;
     if (memo.area === "battle" && memo.card) target = inside(this.el.battle, `button[data-card="${memo.card}"]`);
     if (memo.area === "hand" && memo.card) {
       target = inside(hand, `button[data-card="${memo.card}"]`);
-      if (target && turnStarts && !lit(target)) target = null;
+      if (target && turnStarts && !isLit(target)) target = null;
     }
     if (memo.area === "actions" && memo.action) target = inside(this.el.actions, `[data-action="${memo.action}"]`);
     if (memo.area === "bar" && memo.id) target = document.getElementById(memo.id);
-    if (!target) target = hand.querySelector(".playable, .cheatable, .chosen") || this.el.actions.querySelector("button");
+    if (!target) target = hand.querySelector(LIT) || this.el.actions.querySelector("button");
     if (!target && hand.children.length) target = hand.children[Math.min(memo.index || 0, hand.children.length - 1)];
     if (!target) target = $("#keys-open");
     if (target && target !== document.activeElement) target.focus({ preventScroll: true });
@@ -435,12 +438,11 @@ export class TableView {
   /** The hand is one Tab stop (roving tabindex): the focused card, else the
    * card last focused while it may be played, else the first playable card. */
   rovingHand(items) {
-    const lit = (el) => el.matches(".playable, .cheatable, .chosen");
     const last = items.find((el) => el.dataset.card === this.handCurrent);
     const current =
       items.find((el) => el === document.activeElement) ||
-      (last && (lit(last) || !items.some(lit)) ? last : null) ||
-      items.find(lit) ||
+      (last && (isLit(last) || !items.some(isLit)) ? last : null) ||
+      items.find(isLit) ||
       last ||
       items[0];
     for (const el of items) el.tabIndex = el === current ? 0 : -1;
