@@ -199,9 +199,7 @@ export class TableView {
       if (box.split(" ")[0] !== this.tableSize.split(" ")[0]) this.layoutSeats();
       this.layoutHand();
     });
-    for (const el of [this.el.table, this.el.status.parentElement, this.el.opponents, this.el.meInfo, this.el.actions, this.el.hand]) {
-      resized.observe(el);
-    }
+    for (const el of [...this.sizedParts(), this.el.hand]) resized.observe(el);
   }
 
   // ------------------------------------------------------------ public
@@ -1128,11 +1126,18 @@ export class TableView {
     if (lowest) this.placeCards(cards, lowest.plan);
   }
 
-  /** The sizes the fan depends on: the table's (first), the status bar's,
-   * the seats', your line's and the buttons'. */
-  tableBox() {
+  /** The parts whose sizes the fan depends on: the table (first), the status
+   * bar, the seats, your line and the buttons. */
+  sizedParts() {
     const { table, status, opponents, meInfo, actions } = this.el;
-    return [table, status.parentElement, opponents, meInfo, actions].map((e) => `${e.clientWidth}x${e.clientHeight}`).join(" ");
+    return [table, status.parentElement, opponents, meInfo, actions];
+  }
+
+  /** Their sizes, as one string to compare. */
+  tableBox() {
+    return this.sizedParts()
+      .map((e) => `${e.clientWidth}x${e.clientHeight}`)
+      .join(" ");
   }
 
   /** The table does not fit its screen: the felt's content (the cards in play,
