@@ -6,7 +6,7 @@
 // led to it) decides what to animate: the cards fly from where they came from
 // (an opponent's seat, your hand, the table) to where they went.
 
-import { $, fill, h, prefersReducedMotion } from "./dom.js";
+import { $, fill, h, openDialog, prefersReducedMotion } from "./dom.js";
 import { RANKS, backSVG, cardLabelHTML, cardSVG, sortHand, suitIcon, suitOf } from "./cards.js";
 import { cardName, currentLanguage, rankShort, t } from "./i18n.js";
 
@@ -1419,7 +1419,7 @@ export class TableView {
       }
       return;
     }
-    if (this.ctx.hidden || !$("#result").hidden || !$("#privacy").hidden) return;
+    if (this.ctx.hidden || openDialog()) return; // the result or the privacy screen
     if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT")) return;
     if (ev.key === "?") {
       this.openKeys();
