@@ -824,10 +824,8 @@ function fillResult(over) {
     );
   }
   buttons.push(h("button", { type: "button", class: "ghost", dataset: { action: "leave" }, onclick: leaveRoom }, t("result.leave")));
-  // Redrawn buttons keep the keyboard focus (a late frame refills the dialog).
-  const focused = document.activeElement?.closest?.("#result-actions") ? document.activeElement.dataset.action : null;
+  // Redrawn buttons keep the keyboard focus: dialogFocusLost puts it back.
   fill($("#result-actions"), buttons);
-  if (focused) $(`#result-actions [data-action="${focused}"]`)?.focus({ preventScroll: true });
 }
 
 /** A short burst of confetti behind the result (none with reduced motion). */
