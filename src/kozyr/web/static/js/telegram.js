@@ -11,6 +11,8 @@
 //
 // Outside Telegram (no tgWebAppData) every function here does nothing.
 
+import { LANGUAGES } from "./i18n.js";
+
 const SAVED = "kozyr.tgLaunch"; // sessionStorage: survives a reload inside Telegram
 
 function launchParams() {
@@ -151,7 +153,7 @@ function userLanguage() {
   try {
     const user = JSON.parse(new URLSearchParams(launch.get("tgWebAppData")).get("user"));
     const base = String(user.language_code || "").toLowerCase().split("-")[0];
-    return ["en", "ru", "zh", "ja"].includes(base) ? base : null;
+    return LANGUAGES.includes(base) ? base : null;
   } catch {
     return null;
   }
