@@ -37,12 +37,14 @@ def set_rules(page: Any, prefix: str, **rules: str) -> None:
         page.select_option(f"#{prefix}-rule-{name}", value)
 
 
-def start_vs_computer(page: Any, bots: int = 1, deck: str = "24", name: str | None = None) -> None:
+def start_vs_computer(
+    page: Any, bots: int = 1, deck: str = "24", name: str | None = None, level: str = "1"
+) -> None:
     wait_screen(page, "start")
     if name:
         page.fill("#player-name", name)
     page.select_option("#cpu-bots", str(bots))
-    page.select_option("#cpu-level", "1")
+    page.select_option("#cpu-level", level)
     set_rules(page, "cpu", deck=deck)
     page.click("#panel-computer button[type=submit]")
     wait_screen(page, "table")
@@ -54,6 +56,15 @@ def can_act(page: Any) -> bool:
 
 def version(page: Any) -> int:
     return int(page.evaluate("Number(document.body.dataset.version || -1)"))
+
+
+def wait_new_version(page: Any, before: int) -> None:
+    """Wait for the frame after version ``before`` (or the result)."""
+    page.wait_for_function(
+        f"() => Number(document.body.dataset.version) !== {before}"
+        " || !document.querySelector('#result').hidden",
+        timeout=15_000,
+    )
 
 
 def wait_turn(page: Any, timeout: float = 20.0) -> str:
@@ -167,11 +178,7 @@ def make_move(page: Any, n: int) -> str:
             actions = page.inner_html("#actions")
             raise AssertionError("my turn, but nothing to click: " + actions) from stuck
         return "none"
-    page.wait_for_function(
-        f"() => Number(document.body.dataset.version) !== {before}"
-        " || !document.querySelector('#result').hidden",
-        timeout=15_000,
-    )
+    wait_new_version(page, before)
     return kind
 
 

@@ -17,7 +17,15 @@ from typing import Any
 
 import pytest
 
-from .helpers import DESKTOP, shot, version, wait_connected, wait_screen, wait_turn
+from .helpers import (
+    DESKTOP,
+    shot,
+    version,
+    wait_connected,
+    wait_new_version,
+    wait_screen,
+    wait_turn,
+)
 from .test_client import CHOICE_FRAME, CHOICE_ROOM, DRAW_FRAME
 
 #: What has the focus, if it is a control a person can see: "" when all is
@@ -68,14 +76,6 @@ def focused(page: Any) -> dict[str, Any]:
             return {card: el.dataset.card || null, action: el.dataset.action || null,
                     id: el.id || null, cls: el.className || '', in: area}; }"""
         )
-    )
-
-
-def wait_new_version(page: Any, before: int) -> None:
-    page.wait_for_function(
-        f"() => Number(document.body.dataset.version) !== {before}"
-        " || !document.querySelector('#result').hidden",
-        timeout=15_000,
     )
 
 

@@ -27,6 +27,8 @@ from .helpers import (
     play_to_the_end,
     set_rules,
     shot,
+    start_vs_computer,
+    version,
     wait_connected,
     wait_screen,
     wait_turn,
@@ -222,12 +224,7 @@ def test_a_real_game_against_auto_ends_on_the_result_with_the_ladder_step(
     result says the outcome first, the order with the cards left, and the
     Auto step that follows from the outcome; the focus is on its first button."""
     page = open_page(DESKTOP)
-    wait_screen(page, "start")
-    page.select_option("#cpu-bots", "1")
-    page.select_option("#cpu-level", "auto")
-    set_rules(page, "cpu", deck="24")
-    page.click("#panel-computer button[type=submit]")
-    wait_screen(page, "table")
+    start_vs_computer(page, bots=1, deck="24", level="auto")
     play_to_the_end(page, limit_s=240)
     page.wait_for_selector("#result:not([hidden])")
     time.sleep(1.2)
@@ -311,7 +308,7 @@ def play_pnp(page: Any, names: list[str], seed: int, then_pass: float) -> dict[s
         if state == "privacy":
             who = page.inner_text("#privacy-title")
             line = page.inner_text("#privacy-last") if page.is_visible("#privacy-last") else ""
-            lines.append((who, int(page.evaluate("document.body.dataset.version")), line))
+            lines.append((who, version(page), line))
             if len(lines) == 2:
                 shot(page, "pnp-handoff-what-happened")
             page.click("#privacy-reveal")
@@ -349,8 +346,8 @@ def check_lines(page: Any, server_url: str, run: dict[str, Any], names: list[str
     actions = record["actions"]
     base = record["meta"]["base_version"]
     filled = 0
-    for i, (who, version, line) in enumerate(run["lines"]):
-        played = actions[: version - base]
+    for i, (who, at, line) in enumerate(run["lines"]):
+        played = actions[: at - base]
         if not played:
             assert line == "", line  # nothing happened yet
             continue

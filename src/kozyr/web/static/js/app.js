@@ -5,7 +5,7 @@
 // connection per person on this device, all seated in one private room on the
 // server, and shows one seat at a time behind a privacy screen (see README.md).
 
-import { $, $$, fill, h, prefersReducedMotion } from "./dom.js";
+import { $, $$, fill, h, openDialog, prefersReducedMotion } from "./dom.js";
 import { LANGUAGES, applyI18n, pickLanguage, setLanguage, t } from "./i18n.js";
 import { Conn } from "./net.js";
 import { registerWorker } from "./pwa.js";
@@ -639,8 +639,6 @@ function renderTable() {
 }
 
 // ============================================================ modal dialogs keep the focus
-const openDialog = () => $$('.overlay[aria-modal="true"]').find((d) => !d.hidden) || null;
-
 /** A redraw rebuilds a dialog's buttons (the result's, again when the room
  * changes): the focus goes back to the same button, else the first one; never
  * to the page body behind the dialog. */
@@ -826,10 +824,8 @@ function fillResult(over) {
     );
   }
   buttons.push(h("button", { type: "button", class: "ghost", dataset: { action: "leave" }, onclick: leaveRoom }, t("result.leave")));
-  // Redrawn buttons keep the keyboard focus (a late frame refills the dialog).
-  const focused = document.activeElement?.closest?.("#result-actions") ? document.activeElement.dataset.action : null;
+  // Redrawn buttons keep the keyboard focus: dialogFocusLost puts it back.
   fill($("#result-actions"), buttons);
-  if (focused) $(`#result-actions [data-action="${focused}"]`)?.focus({ preventScroll: true });
 }
 
 /** A short burst of confetti behind the result (none with reduced motion). */

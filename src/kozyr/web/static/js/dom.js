@@ -38,3 +38,6 @@ export function fill(el, ...children) {
 
 export const prefersReducedMotion = () =>
   window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+/** The modal dialog on screen (result, privacy screen, shortcuts list), or null. */
+export const openDialog = () => $$('.overlay[aria-modal="true"]').find((d) => !d.hidden) || null;

@@ -6,7 +6,7 @@
 // led to it) decides what to animate: the cards fly from where they came from
 // (an opponent's seat, your hand, the table) to where they went.
 
-import { $, fill, h, prefersReducedMotion } from "./dom.js";
+import { $, fill, h, openDialog, prefersReducedMotion } from "./dom.js";
 import { RANKS, backSVG, cardLabelHTML, cardSVG, sortHand, suitIcon, suitOf } from "./cards.js";
 import { cardName, currentLanguage, rankShort, t } from "./i18n.js";
 
@@ -77,6 +77,10 @@ const escapeHTML = (text) =>
   String(text).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
 
 const sameCards = (a, b) => a.length === b.length && a.every((c) => b.includes(c));
+
+/** A hand card that may be played now (or cheated, or is selected). */
+const LIT = ".playable, .cheatable, .chosen";
+const isLit = (el) => el.matches(LIT);
 
 // ------------------------------------------------------------ the hand's layout
 // Every card of the hand keeps a part of its own at least MIN_STEP x ROW_STEP px
@@ -195,9 +199,7 @@ export class TableView {
       if (box.split(" ")[0] !== this.tableSize.split(" ")[0]) this.layoutSeats();
       this.layoutHand();
     });
-    for (const el of [this.el.table, this.el.status.parentElement, this.el.opponents, this.el.meInfo, this.el.actions, this.el.hand]) {
-      resized.observe(el);
-    }
+    for (const el of [...this.sizedParts(), this.el.hand]) resized.observe(el);
   }
 
   // ------------------------------------------------------------ public
@@ -416,16 +418,15 @@ export class TableView {
     if (!memo || this.ctx.hidden || !$("#keys-help").hidden) return;
     const hand = this.el.hand;
     const inside = (root, sel) => (sel ? root.querySelector(sel) : null);
-    const lit = (el) => el.matches(".playable, .cheatable, .chosen");
     let target = null;
     if (memo.area === "battle" && memo.card) target = inside(this.el.battle, `button[data-card="${memo.card}"]`);
     if (memo.area === "hand" && memo.card) {
       target = inside(hand, `button[data-card="${memo.card}"]`);
-      if (target && turnStarts && !lit(target)) target = null;
+      if (target && turnStarts && !isLit(target)) target = null;
     }
     if (memo.area === "actions" && memo.action) target = inside(this.el.actions, `[data-action="${memo.action}"]`);
     if (memo.area === "bar" && memo.id) target = document.getElementById(memo.id);
-    if (!target) target = hand.querySelector(".playable, .cheatable, .chosen") || this.el.actions.querySelector("button");
+    if (!target) target = hand.querySelector(LIT) || this.el.actions.querySelector("button");
     if (!target && hand.children.length) target = hand.children[Math.min(memo.index || 0, hand.children.length - 1)];
     if (!target) target = $("#keys-open");
     if (target && target !== document.activeElement) target.focus({ preventScroll: true });
@@ -435,12 +436,11 @@ export class TableView {
   /** The hand is one Tab stop (roving tabindex): the focused card, else the
    * card last focused while it may be played, else the first playable card. */
   rovingHand(items) {
-    const lit = (el) => el.matches(".playable, .cheatable, .chosen");
     const last = items.find((el) => el.dataset.card === this.handCurrent);
     const current =
       items.find((el) => el === document.activeElement) ||
-      (last && (lit(last) || !items.some(lit)) ? last : null) ||
-      items.find(lit) ||
+      (last && (isLit(last) || !items.some(isLit)) ? last : null) ||
+      items.find(isLit) ||
       last ||
       items[0];
     for (const el of items) el.tabIndex = el === current ? 0 : -1;
@@ -1126,11 +1126,18 @@ export class TableView {
     if (lowest) this.placeCards(cards, lowest.plan);
   }
 
-  /** The sizes the fan depends on: the table's (first), the status bar's,
-   * the seats', your line's and the buttons'. */
-  tableBox() {
+  /** The parts whose sizes the fan depends on: the table (first), the status
+   * bar, the seats, your line and the buttons. */
+  sizedParts() {
     const { table, status, opponents, meInfo, actions } = this.el;
-    return [table, status.parentElement, opponents, meInfo, actions].map((e) => `${e.clientWidth}x${e.clientHeight}`).join(" ");
+    return [table, status.parentElement, opponents, meInfo, actions];
+  }
+
+  /** Their sizes, as one string to compare. */
+  tableBox() {
+    return this.sizedParts()
+      .map((e) => `${e.clientWidth}x${e.clientHeight}`)
+      .join(" ");
   }
 
   /** The table does not fit its screen: the felt's content (the cards in play,
@@ -1412,7 +1419,7 @@ export class TableView {
       }
       return;
     }
-    if (this.ctx.hidden || !$("#result").hidden || !$("#privacy").hidden) return;
+    if (this.ctx.hidden || openDialog()) return; // the result or the privacy screen
     if (ev.target && (ev.target.tagName === "INPUT" || ev.target.tagName === "SELECT")) return;
     if (ev.key === "?") {
       this.openKeys();

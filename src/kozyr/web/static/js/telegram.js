@@ -11,6 +11,8 @@
 //
 // Outside Telegram (no tgWebAppData) every function here does nothing.
 
+import { LANGUAGES } from "./i18n.js";
+
 const SAVED = "kozyr.tgLaunch"; // sessionStorage: survives a reload inside Telegram
 
 function launchParams() {
@@ -74,11 +76,13 @@ function listen() {
 }
 
 // ------------------------------------------------------------ theme and viewport
+/** A #rrggbb colour (Telegram's, or one of the client's CSS variables). */
+const isColour = (value) => /^#[0-9a-f]{6}$/i.test(String(value || ""));
+
 /** Relative luminance of a #rrggbb colour (0 black .. 1 white), or null. */
 function luminance(hex) {
-  const m = /^#([0-9a-f]{6})$/i.exec(String(hex || ""));
-  if (!m) return null;
-  const n = parseInt(m[1], 16);
+  if (!isColour(hex)) return null;
+  const n = parseInt(String(hex).slice(1), 16);
   const lin = (c) => {
     const v = c / 255;
     return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
@@ -107,14 +111,17 @@ export function applyTheme(theme) {
   const lum = luminance(theme.bg_color);
   if (lum !== null && themeApplied) themeApplied(lum < 0.4 ? "midnight" : "classic");
   for (const [name, keys] of Object.entries(THEME_VARS)) {
-    const value = keys.map((k) => theme[k]).find((v) => /^#[0-9a-f]{6}$/i.test(String(v || "")));
+    const value = keys.map((k) => theme[k]).find(isColour);
     if (value) root.style.setProperty(name, value);
     else root.style.removeProperty(name);
   }
   const css = getComputedStyle(root);
-  const colour = (name) => css.getPropertyValue(name).trim();
-  if (/^#[0-9a-f]{6}$/i.test(colour("--topbar"))) postEvent("web_app_set_header_color", { color: colour("--topbar") });
-  if (/^#[0-9a-f]{6}$/i.test(colour("--felt-dark"))) postEvent("web_app_set_background_color", { color: colour("--felt-dark") });
+  const match = (event, name) => {
+    const color = css.getPropertyValue(name).trim();
+    if (isColour(color)) postEvent(event, { color });
+  };
+  match("web_app_set_header_color", "--topbar");
+  match("web_app_set_background_color", "--felt-dark");
 }
 
 function applyViewport(height) {
@@ -151,7 +158,7 @@ function userLanguage() {
   try {
     const user = JSON.parse(new URLSearchParams(launch.get("tgWebAppData")).get("user"));
     const base = String(user.language_code || "").toLowerCase().split("-")[0];
-    return ["en", "ru", "zh", "ja"].includes(base) ? base : null;
+    return LANGUAGES.includes(base) ? base : null;
   } catch {
     return null;
   }
