@@ -231,7 +231,7 @@ class ClusterNode(Coordinator):
             elif conn is not None:
                 self.attached[conn] = code
                 self.local[conn.id] = conn
-                self.hub.tasks.spawn(self._entry_out(code, "attach", conn, j=1), "reattach")
+                self.hub.tasks.spawn(self._reattach(code, conn), "reattach")
 
     def _lost_code(self, code: str) -> None:
         room = self.hub.rooms.get(code)
