@@ -125,6 +125,26 @@ def test_http_room_refused_while_seated_in_a_room_of_another_process(cluster: Cl
     cluster.check_logs()
 
 
+def test_refusal_of_a_forwarded_message_names_it(cluster: Cluster) -> None:
+    """A message handled by the room's owner for a socket on another process is
+    refused as on one process: the ``error`` names the message (``ref``)."""
+    s0, s1, _s2 = cluster.servers
+
+    async def scenario() -> None:
+        anna, boris = Client(s0.ws_url, "anna"), Client(s1.ws_url, "boris")
+        code = await anna.create_room(seats=2, visibility="private", move_time=None)
+        assert cluster.owners(code) == [0]
+        await boris.join(code)
+        await boris.send({"type": "start"})  # only the host may start
+        frame = await boris.expect("error")
+        assert frame["code"] == "not_host" and frame["ref"] == "start", frame
+        for c in (anna, boris):
+            await c.close()
+
+    run(scenario())
+    cluster.check_logs()
+
+
 def test_owner_killed_another_process_takes_over(
     pg: PgCluster,
     redis_server: RedisServer,

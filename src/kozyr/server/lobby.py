@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import secrets
 import time
+import traceback
 import unicodedata
 from typing import Any
 
@@ -279,6 +280,33 @@ class Hub:
         database still knows their token's hash and name)."""
         if pl.conn is None and pl.room is None:
             self.players.pop(pl.key, None)
+
+    async def handle_text(self, conn: Peer, raw: str) -> None:
+        """Parse and do one client message, from a local socket or (cluster) one
+        forwarded by another process; a refusal or a bug becomes an ``error``
+        frame to ``conn`` that names the message it answers."""
+        msg: p.ClientMessage | None = None
+        try:
+            msg = p.decode(raw)
+            await self.handle(conn, msg)
+        except p.ProtocolError as exc:
+            if exc.ref is None and msg is not None:
+                exc.ref = p.type_of(msg)  # every refusal names the message it refuses
+            log.event(
+                "error",
+                conn=conn.id,
+                player=conn.player.name if conn.player else None,
+                code=exc.code,
+                message=exc.message,
+                ref=exc.ref,
+            )
+            conn.send(exc.to_message())
+        except Exception as exc:
+            log.error(
+                "internal_error", conn=conn.id, error=repr(exc), traceback=traceback.format_exc()
+            )
+            ref = p.type_of(msg) if msg is not None else None
+            conn.send(p.Error(code=p.Code.INTERNAL, message="internal server error", ref=ref))
 
     async def handle(self, conn: Peer, msg: p.ClientMessage) -> None:
         """Do what one validated client message asks."""
