@@ -45,6 +45,7 @@ from .config import ServerConfig
 from .connection import Connection
 from .lobby import Hub, check_name, player_key
 from .metrics import CONTENT_TYPE as METRICS_TYPE
+from .responses import json_error, read_body
 from .static import ClientFiles
 from .telegram_api import telegram_routes
 
@@ -64,10 +65,6 @@ class HttpCreateRoom(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     start: bool = False
 
 
-def _error(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message, **extra}}, status)
-
-
 #: Error codes of HTTP answers that come from routing, not from a handler.
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
@@ -77,14 +74,14 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     code = _HTTP_CODES.get(exc.status_code, "http_error")
     message = f"{exc.detail}: {request.method} {request.url.path}"
-    response = _error(exc.status_code, code, message)
+    response = json_error(exc.status_code, code, message)
     response.headers.update(exc.headers or {})  # 405 names the allowed methods
     return response
 
 
 async def _internal_error(_request: Request, _exc: Exception) -> Response:
     """A bug in a handler: the JSON error body too (uvicorn logs the traceback)."""
-    return _error(500, p.Code.INTERNAL, "internal server error")
+    return json_error(500, p.Code.INTERNAL, "internal server error")
 
 
 def _game_id(text: str) -> int | None:
@@ -101,18 +98,6 @@ _DIGITS = re.compile(r"[0-9]{1,19}")
 def _utf8_size(text: str, limit: int) -> int:
     """The UTF-8 size of ``text``, exactly when it may be over ``limit``."""
     return len(text) if len(text) * 4 <= limit else len(text.encode())
-
-
-async def _read_body(request: Request, limit: int) -> bytes | None:
-    """The request body, or None once it grows past ``limit`` bytes."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _decode_create_room(raw: bytes) -> HttpCreateRoom:
@@ -179,10 +164,10 @@ def create_app(config: ServerConfig) -> Starlette:
 
     async def create_room(request: Request) -> Response:
         if not hub.http_allowed(request.client.host if request.client else "unknown"):
-            return _error(429, p.Code.RATE_LIMITED, "too many rooms created; wait a little")
-        raw = await _read_body(request, config.max_message)
+            return json_error(429, p.Code.RATE_LIMITED, "too many rooms created; wait a little")
+        raw = await read_body(request, config.max_message)
         if raw is None:
-            return _error(413, p.Code.TOO_BIG, f"bodies are at most {config.max_message} bytes")
+            return json_error(413, p.Code.TOO_BIG, f"bodies are at most {config.max_message} bytes")
         try:
             body = _decode_create_room(raw)
             fields = msgspec.structs.asdict(body)
@@ -199,9 +184,11 @@ def create_app(config: ServerConfig) -> Starlette:
             base_url = f"{request.url.scheme}://{request.url.netloc}"
             room = await hub.create_room(pl, msg, base_url, rename=name)
         except msgspec.ValidationError as exc:
-            return _error(400, p.Code.INVALID, str(exc))
+            return json_error(400, p.Code.INVALID, str(exc))
         except p.ProtocolError as exc:
-            return _error(409 if exc.code == p.Code.ALREADY_IN_ROOM else 400, exc.code, exc.message)
+            return json_error(
+                409 if exc.code == p.Code.ALREADY_IN_ROOM else 400, exc.code, exc.message
+            )
         return JSONResponse(
             {
                 "code": room.code,
@@ -222,24 +209,24 @@ def create_app(config: ServerConfig) -> Starlette:
             return JSONResponse(msgspec.to_builtins(room.info()))
         elsewhere = await hub.coord.room_info(code)  # cluster: owned by another process
         if elsewhere is None:
-            return _error(404, p.Code.NO_SUCH_ROOM, "no room has that invite code")
+            return json_error(404, p.Code.NO_SUCH_ROOM, "no room has that invite code")
         return JSONResponse(elsewhere)
 
     async def game_record(request: Request) -> Response:
         game_id = _game_id(request.path_params["game_id"])
         record = None if game_id is None else await hub.store.finished_record(game_id)
         if record is None:
-            return _error(404, "no_such_game", "no finished game has that id")
+            return json_error(404, "no_such_game", "no finished game has that id")
         return JSONResponse(record)
 
     async def my_results(request: Request) -> Response:
         auth = request.headers.get("authorization", "")
         if not auth.lower().startswith("bearer "):
-            return _error(401, "no_token", "send Authorization: Bearer <your token>")
+            return json_error(401, "no_token", "send Authorization: Bearer <your token>")
         key = player_key(auth[7:].strip())
         name = await hub.store.player_name(key)
         if name is None:
-            return _error(404, "no_such_player", "that token is unknown")
+            return json_error(404, "no_such_player", "that token is unknown")
         levels = await hub.store.player_results(key)
         return JSONResponse({"name": name, "levels": {str(k): v for k, v in levels.items()}})
 

@@ -34,7 +34,7 @@ from .connection import Connection
 from .game_session import GameSession
 from .metrics import Metrics
 from .ports import Coordinator, Peer
-from .ratelimit import MemoryPassphraseThrottle, PassphraseThrottle, TokenBucket
+from .ratelimit import AddressBuckets, MemoryPassphraseThrottle, PassphraseThrottle
 from .rooms import Player, Room, Seat, hash_passphrase, new_code
 from .store import Store
 from .timers import Tasks
@@ -130,7 +130,7 @@ class Hub:
             config.passphrase_backoff, config.passphrase_backoff_cap
         )
         #: Per-address limit on HTTP room creation (each makes a player and a room).
-        self.http_buckets: dict[str, TokenBucket] = {}
+        self.http_buckets = AddressBuckets(1.0, 10.0)
         self.rooms: dict[str, Room] = {}
         self.players: dict[str, Player] = {}
         self.connections: set[Connection] = set()
@@ -544,12 +544,7 @@ class Hub:
     # ------------------------------------------------------------ HTTP helpers
     def http_allowed(self, address: str) -> bool:
         """One room creation a second per address on average, bursts of ten."""
-        bucket = self.http_buckets.get(address)
-        if bucket is None:
-            if len(self.http_buckets) > 10_000:
-                self.http_buckets.clear()
-            bucket = self.http_buckets[address] = TokenBucket(1.0, 10.0)
-        return bucket.allow()
+        return self.http_buckets.allow(address)
 
     def health(self) -> dict[str, Any]:
         return {

@@ -43,6 +43,25 @@ class TokenBucket:
         return False
 
 
+class AddressBuckets:
+    """A :class:`TokenBucket` per client address (HTTP requests).  Past
+    ``max_keys`` addresses every bucket is forgotten at once: bounded memory."""
+
+    def __init__(self, rate: float, burst: float, max_keys: int = 10_000) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.max_keys = max_keys
+        self._buckets: dict[str, TokenBucket] = {}
+
+    def allow(self, address: str) -> bool:
+        bucket = self._buckets.get(address)
+        if bucket is None:
+            if len(self._buckets) > self.max_keys:
+                self._buckets.clear()
+            bucket = self._buckets[address] = TokenBucket(self.rate, self.burst)
+        return bucket.allow()
+
+
 @dataclass
 class _Failures:
     count: int = 0

@@ -40,9 +40,11 @@ from starlette.routing import BaseRoute, Route
 from kozyr.telegram.identity import bot_language, display_name, player_token
 from kozyr.telegram.initdata import InitDataError, TelegramUser, parse_init_data
 
+from . import protocol as p
 from .config import ServerConfig
 from .lobby import Hub, player_key
-from .ratelimit import TokenBucket
+from .ratelimit import AddressBuckets
+from .responses import json_error, read_body
 from .rooms import Player
 from .store import metadata
 
@@ -158,54 +160,44 @@ def _auto(row: dict[str, Any]) -> dict[str, int] | None:
 
 
 # ------------------------------------------------------------ routes
-def _error(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status)
-
-
 _OFF = "Telegram login is not configured on this server (no KOZYR_TELEGRAM_TOKEN)"
 _MAX_BODY = 8192
 
 
 async def _json_body(request: Request, kind: type[Any]) -> Any:
     """The request body as ``kind``; a :class:`Response` with the error if it is not."""
-    raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > _MAX_BODY:
-            return _error(413, "too_big", f"bodies are at most {_MAX_BODY} bytes")
+    raw = await read_body(request, _MAX_BODY)
+    if raw is None:
+        return json_error(413, p.Code.TOO_BIG, f"bodies are at most {_MAX_BODY} bytes")
     try:
         return msgspec.json.decode(raw, type=kind)
     except msgspec.ValidationError as exc:
-        return _error(400, "invalid_message", str(exc))
+        return json_error(400, p.Code.INVALID, str(exc))
     except (msgspec.DecodeError, RecursionError) as exc:
-        return _error(400, "bad_json", str(exc))
+        return json_error(400, p.Code.BAD_JSON, str(exc))
 
 
 def telegram_routes(hub: Hub) -> list[BaseRoute]:
     config = hub.config
-    buckets: dict[str, TokenBucket] = {}
+    buckets = AddressBuckets(5.0, 20.0)
 
     def allowed(request: Request) -> bool:
-        address = request.client.host if request.client else "unknown"
-        bucket = buckets.get(address)
-        if bucket is None:
-            if len(buckets) > 10_000:
-                buckets.clear()
-            bucket = buckets[address] = TokenBucket(5.0, 20.0)
-        return bucket.allow()
+        return buckets.allow(request.client.host if request.client else "unknown")
 
     async def login(request: Request) -> Response:
         if not config.telegram_token:
-            return _error(404, "telegram_off", _OFF)
+            return json_error(404, "telegram_off", _OFF)
         if not allowed(request):
-            return _error(429, "rate_limited", "too many logins from your address; wait a little")
+            return json_error(
+                429, p.Code.RATE_LIMITED, "too many logins from your address; wait a little"
+            )
         body = await _json_body(request, LoginBody)
         if isinstance(body, Response):
             return body
         try:
             data = parse_init_data(body.init_data, config.telegram_token, config.telegram_max_age)
         except InitDataError as exc:
-            return _error(exc.status, exc.code, exc.message)
+            return json_error(exc.status, exc.code, exc.message)
         pl, token, row = await bind_user(hub, data.user)
         return JSONResponse(
             {
@@ -221,15 +213,15 @@ def telegram_routes(hub: Hub) -> list[BaseRoute]:
 
     async def save_auto(request: Request) -> Response:
         if not config.telegram_token:
-            return _error(404, "telegram_off", _OFF)
+            return json_error(404, "telegram_off", _OFF)
         auth = request.headers.get("authorization", "")
         if not auth.lower().startswith("bearer "):
-            return _error(401, "no_token", "send Authorization: Bearer <your token>")
+            return json_error(401, "no_token", "send Authorization: Bearer <your token>")
         body = await _json_body(request, AutoBody)
         if isinstance(body, Response):
             return body
         if not 1 <= body.level <= 10 or not 0 <= body.games <= 10**9:
-            return _error(400, "invalid_message", "level is 1 to 10, games 0 or more")
+            return json_error(400, p.Code.INVALID, "level is 1 to 10, games 0 or more")
         key = player_key(auth[7:].strip())
         text = json.dumps({"level": body.level, "games": body.games})
 
@@ -240,7 +232,7 @@ def telegram_routes(hub: Hub) -> list[BaseRoute]:
             return bool(done.rowcount)
 
         if not await hub.store.call(job):
-            return _error(404, "no_such_player", "that token is not a Telegram player's")
+            return json_error(404, "no_such_player", "that token is not a Telegram player's")
         return JSONResponse({"level": body.level, "games": body.games})
 
     return [
