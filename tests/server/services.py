@@ -3,15 +3,10 @@ throwaway Redis, and clusters of ``kozyr serve --redis`` processes sharing them.
 
 from __future__ import annotations
 
-import glob
 import itertools
 import json
 import os
-import shutil
 import signal
-import socket
-import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -19,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg  # a dev dependency (pip install -e '.[dev]')
+
+from kozyr.server.localcluster import LocalPostgres, LocalRedis, MissingBinary
 
 from .harness import ServerProcess, http
 
@@ -30,21 +27,7 @@ PASSWORD = "s3cret-pw"  # trust auth ignores it; the server must not log it
 LEASE = "1.5"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 # ------------------------------------------------------------------ PostgreSQL
-def _pg_bin() -> Path | None:
-    found = sorted(
-        glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"),
-        key=lambda p: int(Path(p).parents[1].name) if Path(p).parents[1].name.isdigit() else 0,
-    )
-    return Path(found[-1]).parent if found else None
-
-
 class PgCluster:
     def __init__(self, port: int) -> None:
         self.port = port
@@ -70,80 +53,35 @@ class PgCluster:
 
 @contextmanager
 def postgres() -> Iterator[PgCluster | None]:
-    """A PostgreSQL cluster on a free loopback port (None: not installed)."""
-    bindir = _pg_bin()
-    if bindir is None:
+    """A PostgreSQL cluster on a free loopback port (None: not installed); the
+    bench's throwaway one (:class:`~kozyr.server.localcluster.LocalPostgres`)."""
+    try:
+        server = LocalPostgres()
+    except MissingBinary:
         yield None
         return
-    as_pg: list[str] = []
-    if os.geteuid() == 0:  # initdb refuses to run as root
-        as_pg = ["runuser", "-u", "postgres", "--"]
-    # Not under pytest's tmp dir: that one is private to root (0700).
-    top = Path(tempfile.mkdtemp(prefix="kozyr-pg-"))
-    data, log = top / "data", top / "pg.log"
-    if as_pg:
-        shutil.chown(top, "postgres", "postgres")
-    port = free_port()
-
-    def run(*cmd: str) -> None:
-        done = subprocess.run([*as_pg, *cmd], capture_output=True, text=True, timeout=60)
-        if done.returncode:
-            extra = log.read_text() if log.exists() else ""
-            raise RuntimeError(f"{cmd[0]} failed:\n{done.stdout}{done.stderr}{extra}")
-
     try:
-        run(str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
-            "-E", "UTF8", "--locale=C", "--no-sync")  # fmt: skip
-        opts = f"-k {top} -p {port} -h 127.0.0.1 -c fsync=off"
-        run(str(bindir / "pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "30",
-            "-o", opts, "start")  # fmt: skip
-        try:
-            yield PgCluster(port)
-        finally:
-            run(str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop")
+        server.start()
+        yield PgCluster(server.port)
     finally:
-        shutil.rmtree(top, ignore_errors=True)
+        server.stop()
 
 
 # ------------------------------------------------------------------ Redis
-class RedisServer:
-    """A throwaway ``redis-server`` on a loopback port, no persistence (a restart
-    loses everything, the harder case for the cluster).  Each cluster sharing it
-    gets a database number of its own (:meth:`new_url`)."""
+class RedisServer(LocalRedis):
+    """The bench's throwaway ``redis-server`` (no persistence: a restart loses
+    everything, the harder case for the cluster).  Each cluster sharing it gets
+    a database number of its own (:meth:`new_url`)."""
 
-    def __init__(self, binary: str, workdir: Path) -> None:
-        self.binary = binary
-        self.workdir = workdir
-        self.port = free_port()
-        self.proc: subprocess.Popen[bytes] | None = None
+    def __init__(self, workdir: Path) -> None:
+        super().__init__(workdir)
         self._dbs = itertools.count(0)
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
 
     def new_url(self) -> str:
         """The URL of a database no other cluster of this Redis uses (16 in all)."""
         n = next(self._dbs)
         assert n < 16, "redis-server has 16 databases"
         return f"redis://127.0.0.1:{self.port}/{n}"
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.workdir), "--protected-mode", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), 0.5) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
-                        return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -154,11 +92,11 @@ class RedisServer:
 @contextmanager
 def redis(workdir: Path) -> Iterator[RedisServer | None]:
     """A running Redis (None: redis-server is not installed)."""
-    binary = shutil.which("redis-server")
-    if binary is None:
+    try:
+        srv = RedisServer(workdir)
+    except MissingBinary:
         yield None
         return
-    srv = RedisServer(binary, workdir)
     srv.start()
     try:
         yield srv

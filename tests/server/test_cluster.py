@@ -46,6 +46,23 @@ def _record(srv: ServerProcess, over: dict[str, Any]) -> dict[str, Any]:
     return dict(record)
 
 
+async def _game_across(
+    cluster: Cluster, rng: random.Random, moves: int
+) -> tuple[str, list[Client], dict[str, dict[str, Any]]]:
+    """anna, boris and carl, on processes 0, 1 and 2, and a bot at a private
+    four-seat table, ``moves`` moves into a game, a human to move: (the room's
+    code, the three clients, their last game frames)."""
+    s0, s1, s2 = cluster.servers
+    anna = Client(s0.ws_url, "anna")
+    boris, carl = Client(s1.ws_url, "boris"), Client(s2.ws_url, "carl")
+    code = await anna.create_room(seats=4, visibility="private", move_time=None, bot_level=1)
+    await boris.join(code)
+    await carl.join(code)
+    await anna.send({"type": "start"})
+    await play_out([anna, boris, carl], rng, moves=moves)
+    return code, [anna, boris, carl], await _quiet([anna, boris, carl], {0, 1, 2})
+
+
 def test_whole_game_across_three_processes(pg: PgCluster, cluster: Cluster) -> None:
     s0, s1, s2 = cluster.servers
     since = [len(s.lines) for s in cluster.servers]
@@ -125,6 +142,26 @@ def test_http_room_refused_while_seated_in_a_room_of_another_process(cluster: Cl
     cluster.check_logs()
 
 
+def test_refusal_of_a_forwarded_message_names_it(cluster: Cluster) -> None:
+    """A message handled by the room's owner for a socket on another process is
+    refused as on one process: the ``error`` names the message (``ref``)."""
+    s0, s1, _s2 = cluster.servers
+
+    async def scenario() -> None:
+        anna, boris = Client(s0.ws_url, "anna"), Client(s1.ws_url, "boris")
+        code = await anna.create_room(seats=2, visibility="private", move_time=None)
+        assert cluster.owners(code) == [0]
+        await boris.join(code)
+        await boris.send({"type": "start"})  # only the host may start
+        frame = await boris.expect("error")
+        assert frame["code"] == "not_host" and frame["ref"] == "start", frame
+        for c in (anna, boris):
+            await c.close()
+
+    run(scenario())
+    cluster.check_logs()
+
+
 def test_owner_killed_another_process_takes_over(
     pg: PgCluster,
     redis_server: RedisServer,
@@ -132,18 +169,11 @@ def test_owner_killed_another_process_takes_over(
 ) -> None:
     db, url = pg.fresh_database("kozyr_cluster_kill")
     cluster = Cluster(tmp_path, url, redis_server.new_url(), "--bot-delay", "0.02").start()
-    s0, s1, s2 = cluster.servers
+    s0, _s1, s2 = cluster.servers
 
     async def scenario() -> None:
         rng = random.Random(7)
-        anna = Client(s0.ws_url, "anna")
-        boris, carl = Client(s1.ws_url, "boris"), Client(s2.ws_url, "carl")
-        code = await anna.create_room(seats=4, visibility="private", move_time=None, bot_level=1)
-        await boris.join(code)
-        await carl.join(code)
-        await anna.send({"type": "start"})
-        await play_out([anna, boris, carl], rng, moves=10)
-        before = await _quiet([anna, boris, carl], {0, 1, 2})
+        code, (anna, boris, carl), before = await _game_across(cluster, rng, moves=10)
         assert cluster.owners(code) == [0]
 
         killed = time.monotonic()
@@ -268,18 +298,11 @@ def test_redis_restarted_mid_game_play_continues(
     pg: PgCluster, redis_server: RedisServer, cluster: Cluster
 ) -> None:
     """On the shared cluster: its Redis (the session's) restarts, empty."""
-    s0, s1, s2 = cluster.servers
+    _s0, s1, s2 = cluster.servers
 
     async def scenario() -> None:
         rng = random.Random(5)
-        anna = Client(s0.ws_url, "anna")
-        boris, carl = Client(s1.ws_url, "boris"), Client(s2.ws_url, "carl")
-        code = await anna.create_room(seats=4, visibility="private", move_time=None, bot_level=1)
-        await boris.join(code)
-        await carl.join(code)
-        await anna.send({"type": "start"})
-        await play_out([anna, boris, carl], rng, moves=8)
-        await _quiet([anna, boris, carl], {0, 1, 2})
+        code, (anna, boris, carl), _ = await _game_across(cluster, rng, moves=8)
         lena = Client(s2.ws_url, "lena")  # a public room waiting in the lobby
         waiting = await lena.create_room(seats=2, move_time=30)
         redis_server.kill()

@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 import signal
 import socket
-import traceback
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from types import FrameType
@@ -244,7 +243,7 @@ def create_app(config: ServerConfig) -> Starlette:
                 if conn.closed:
                     break
                 if text is not None:
-                    await _handle(conn, text)
+                    await hub.handle_text(conn, text)
         except WebSocketDisconnect as exc:
             code = exc.code
         finally:
@@ -284,30 +283,6 @@ def create_app(config: ServerConfig) -> Starlette:
                 )
             )
         return text
-
-    async def _handle(conn: Connection, raw: str) -> None:
-        msg: p.ClientMessage | None = None
-        try:
-            msg = p.decode(raw)
-            await hub.handle(conn, msg)
-        except p.ProtocolError as exc:
-            if exc.ref is None and msg is not None:
-                exc.ref = p.type_of(msg)  # every refusal names the message it refuses
-            log.event(
-                "error",
-                conn=conn.id,
-                player=conn.player.name if conn.player else None,
-                code=exc.code,
-                message=exc.message,
-                ref=exc.ref,
-            )
-            conn.send(exc.to_message())
-        except Exception as exc:
-            log.error(
-                "internal_error", conn=conn.id, error=repr(exc), traceback=traceback.format_exc()
-            )
-            ref = p.type_of(msg) if msg is not None else None
-            conn.send(p.Error(code=p.Code.INTERNAL, message="internal server error", ref=ref))
 
     routes: list[BaseRoute] = [
         Route("/health", health),

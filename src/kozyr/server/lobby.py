@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import secrets
 import time
+import traceback
 import unicodedata
 from typing import Any
 
@@ -33,7 +34,7 @@ from .connection import Connection
 from .game_session import GameSession
 from .metrics import Metrics
 from .ports import Coordinator, Peer
-from .ratelimit import MemoryPassphraseThrottle, PassphraseThrottle, TokenBucket
+from .ratelimit import AddressBuckets, MemoryPassphraseThrottle, PassphraseThrottle
 from .rooms import Player, Room, Seat, hash_passphrase, new_code
 from .store import Store
 from .timers import Tasks
@@ -124,12 +125,13 @@ class Hub:
         assert config.bot_workers is not None
         self.pool = BotPool(config.bot_workers)
         self.tasks = Tasks()
-        #: Wrong-passphrase back-off; a cluster replaces it with a shared one.
+        #: Wrong-passphrase back-off.  In a cluster too it is this process's: a
+        #: ``join`` is handled by the room's owner, so the per-room count holds.
         self.throttle: PassphraseThrottle = MemoryPassphraseThrottle(
             config.passphrase_backoff, config.passphrase_backoff_cap
         )
         #: Per-address limit on HTTP room creation (each makes a player and a room).
-        self.http_buckets: dict[str, TokenBucket] = {}
+        self.http_buckets = AddressBuckets(1.0, 10.0)
         self.rooms: dict[str, Room] = {}
         self.players: dict[str, Player] = {}
         self.connections: set[Connection] = set()
@@ -279,6 +281,33 @@ class Hub:
         database still knows their token's hash and name)."""
         if pl.conn is None and pl.room is None:
             self.players.pop(pl.key, None)
+
+    async def handle_text(self, conn: Peer, raw: str) -> None:
+        """Parse and do one client message, from a local socket or (cluster) one
+        forwarded by another process; a refusal or a bug becomes an ``error``
+        frame to ``conn`` that names the message it answers."""
+        msg: p.ClientMessage | None = None
+        try:
+            msg = p.decode(raw)
+            await self.handle(conn, msg)
+        except p.ProtocolError as exc:
+            if exc.ref is None and msg is not None:
+                exc.ref = p.type_of(msg)  # every refusal names the message it refuses
+            log.event(
+                "error",
+                conn=conn.id,
+                player=conn.player.name if conn.player else None,
+                code=exc.code,
+                message=exc.message,
+                ref=exc.ref,
+            )
+            conn.send(exc.to_message())
+        except Exception as exc:
+            log.error(
+                "internal_error", conn=conn.id, error=repr(exc), traceback=traceback.format_exc()
+            )
+            ref = p.type_of(msg) if msg is not None else None
+            conn.send(p.Error(code=p.Code.INTERNAL, message="internal server error", ref=ref))
 
     async def handle(self, conn: Peer, msg: p.ClientMessage) -> None:
         """Do what one validated client message asks."""
@@ -516,12 +545,7 @@ class Hub:
     # ------------------------------------------------------------ HTTP helpers
     def http_allowed(self, address: str) -> bool:
         """One room creation a second per address on average, bursts of ten."""
-        bucket = self.http_buckets.get(address)
-        if bucket is None:
-            if len(self.http_buckets) > 10_000:
-                self.http_buckets.clear()
-            bucket = self.http_buckets[address] = TokenBucket(1.0, 10.0)
-        return bucket.allow()
+        return self.http_buckets.allow(address)
 
     def health(self) -> dict[str, Any]:
         return {

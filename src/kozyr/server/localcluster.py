@@ -1,4 +1,5 @@
-"""A private Redis and PostgreSQL on loopback, for ``kozyr bench server --processes``.
+"""A private Redis and PostgreSQL on loopback, for ``kozyr bench server --processes``
+(and the server tests, tests/server/services.py).
 
 Both live in a temporary directory, listen on a free loopback port, keep no
 data worth keeping (Redis without persistence, PostgreSQL with ``fsync=off``)

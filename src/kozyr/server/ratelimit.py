@@ -43,6 +43,25 @@ class TokenBucket:
         return False
 
 
+class AddressBuckets:
+    """A :class:`TokenBucket` per client address (HTTP requests).  Past
+    ``max_keys`` addresses every bucket is forgotten at once: bounded memory."""
+
+    def __init__(self, rate: float, burst: float, max_keys: int = 10_000) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.max_keys = max_keys
+        self._buckets: dict[str, TokenBucket] = {}
+
+    def allow(self, address: str) -> bool:
+        bucket = self._buckets.get(address)
+        if bucket is None:
+            if len(self._buckets) > self.max_keys:
+                self._buckets.clear()
+            bucket = self._buckets[address] = TokenBucket(self.rate, self.burst)
+        return bucket.allow()
+
+
 @dataclass
 class _Failures:
     count: int = 0
@@ -104,9 +123,13 @@ class MemoryPassphraseThrottle:
     #: Longest a reserved attempt may take to be checked.
     HOLD = 10.0
 
+    def _stale(self, f: _Failures, now: float) -> bool:
+        """Its wait ran out ``cap`` seconds ago and no attempt is being checked."""
+        return max(f.until + self.cap, f.busy_until) < now
+
     def _get(self, key: str) -> _Failures | None:
         f = self._seen.get(key)
-        if f is not None and max(f.until + self.cap, f.busy_until) < self.clock():
+        if f is not None and self._stale(f, self.clock()):
             del self._seen[key]  # its wait ran out long ago: a fresh start
             return None
         return f
@@ -155,6 +178,6 @@ class MemoryPassphraseThrottle:
     def prune(self) -> None:
         """Forget entries whose wait ran out long ago (bounded memory)."""
         now = self.clock()
-        stale = [k for k, f in self._seen.items() if max(f.until + self.cap, f.busy_until) < now]
+        stale = [k for k, f in self._seen.items() if self._stale(f, now)]
         for k in stale:
             del self._seen[k]

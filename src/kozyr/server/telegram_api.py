@@ -40,12 +40,13 @@ from starlette.routing import BaseRoute, Route
 from kozyr.telegram.identity import bot_language, display_name, player_token
 from kozyr.telegram.initdata import InitDataError, TelegramUser, parse_init_data
 
+from . import protocol as p
 from .config import ServerConfig
 from .http import bearer_token, decode, read_body
 from .http import error as _error
 from .lobby import Hub, player_key
 from .protocol import ProtocolError
-from .ratelimit import TokenBucket
+from .ratelimit import AddressBuckets
 from .rooms import Player
 from .store import metadata
 
@@ -177,22 +178,18 @@ async def _json_body(request: Request, kind: type[Any]) -> Any:
 
 def telegram_routes(hub: Hub) -> list[BaseRoute]:
     config = hub.config
-    buckets: dict[str, TokenBucket] = {}
+    buckets = AddressBuckets(5.0, 20.0)
 
     def allowed(request: Request) -> bool:
-        address = request.client.host if request.client else "unknown"
-        bucket = buckets.get(address)
-        if bucket is None:
-            if len(buckets) > 10_000:
-                buckets.clear()
-            bucket = buckets[address] = TokenBucket(5.0, 20.0)
-        return bucket.allow()
+        return buckets.allow(request.client.host if request.client else "unknown")
 
     async def login(request: Request) -> Response:
         if not config.telegram_token:
             return _error(404, "telegram_off", _OFF)
         if not allowed(request):
-            return _error(429, "rate_limited", "too many logins from your address; wait a little")
+            return _error(
+                429, p.Code.RATE_LIMITED, "too many logins from your address; wait a little"
+            )
         body = await _json_body(request, LoginBody)
         if isinstance(body, Response):
             return body

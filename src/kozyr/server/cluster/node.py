@@ -231,7 +231,7 @@ class ClusterNode(Coordinator):
             elif conn is not None:
                 self.attached[conn] = code
                 self.local[conn.id] = conn
-                self.hub.tasks.spawn(self._entry_out(code, "attach", conn, j=1), "reattach")
+                self.hub.tasks.spawn(self._reattach(code, conn), "reattach")
 
     def _lost_code(self, code: str) -> None:
         room = self.hub.rooms.get(code)
@@ -441,7 +441,7 @@ class ClusterNode(Coordinator):
                 self._attach(peer, code, False)
             elif pl.conn is not peer:
                 return  # a socket replaced by a newer one of the same player
-            await self._dispatch(peer, d["m"])
+            await self.hub.handle_text(peer, d["m"])
         now = pl.room.code if pl.room is not None else None
         if isinstance(peer, RemoteConn):
             if now != d.get("r"):
@@ -492,13 +492,6 @@ class ClusterNode(Coordinator):
             pl.room.disconnected(pl)
         if pl.room is None:
             self.hub.forget(pl)
-
-    async def _dispatch(self, peer: Peer, raw: str) -> None:
-        try:
-            await self.hub.handle(peer, p.decode(raw))
-        except p.ProtocolError as exc:
-            log.event("error", conn=peer.id, code=exc.code, message=exc.message, ref=exc.ref)
-            peer.send(exc.to_message())
 
     # ------------------------------------------------------------ loops
     async def _inbox_loop(self) -> None:
