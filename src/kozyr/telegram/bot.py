@@ -390,8 +390,13 @@ class KozyrBot:
         if room.state != "lobby":
             await query.answer(text(lang, "table_started"))
             return
+        try:
+            await room.start(host)
+        except p.ProtocolError as exc:  # e.g. a start that raced this one
+            log.warning("telegram_start_failed", room=code, error=exc.message)
+            await query.answer(exc.message, show_alert=True)
+            return
         await query.answer()
-        await room.start(host)
         await self._refresh(code)
 
     async def on_nudges(self, message: Message, command: CommandObject) -> None:
