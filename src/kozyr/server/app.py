@@ -37,12 +37,13 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from . import logging as log
 from . import protocol as p
 from .config import ServerConfig
-from .connection import Connection
+from .connection import WIRE_KEY, Connection, wire_of
 from .http import bearer_token, decode, read_body
 from .http import error as _error
 from .lobby import Hub, check_name, player_key
@@ -333,7 +334,9 @@ def serve(config: ServerConfig) -> int:
         return 1
     config.port = sock.getsockname()[1]
     uconfig = uvicorn.Config(
-        create_app(config),
+        expose_wire(create_app(config)),
+        # The sans-I/O protocol: connection.py writes frames straight to it.
+        ws="websockets-sansio",
         log_config=None,
         access_log=False,
         # Above the protocol's limit, so that a message somewhat too big reaches
@@ -349,6 +352,21 @@ def serve(config: ServerConfig) -> int:
     server = _Server(uconfig)
     server.run(sockets=[sock])
     return 0 if server.started else 1
+
+
+def expose_wire(app: ASGIApp) -> ASGIApp:
+    """``app`` with each WebSocket scope carrying uvicorn's protocol object
+    under ``WIRE_KEY`` (when the server is uvicorn's sans-I/O one), so that a
+    :class:`Connection` can write a move's frames in one system call."""
+
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            wire = wire_of(send)
+            if wire is not None:
+                scope[WIRE_KEY] = wire
+        await app(scope, receive, send)
+
+    return wrapped
 
 
 def ws_frame_limit(max_message: int) -> int:

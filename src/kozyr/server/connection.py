@@ -2,19 +2,32 @@
 
 Why an outbox: a table broadcasts each move to every seat; if the server
 awaited each socket in turn, one slow phone on a bad network would delay the
-whole table.  Each connection instead has a queue drained by its own writer
-task, and a client that falls too far behind is disconnected (it can come
-back with its token and get a full resync).
+whole table.  Messages are queued instead, and a client that falls too far
+behind is disconnected (it can come back with its token and get a full resync).
+
+How the outbox is written (the hot path of every move, docs/performance.md):
+under uvicorn's sans-I/O WebSocket protocol (what :func:`kozyr.server.app.serve`
+runs) a connection holds that protocol object, its *wire*.  Whatever was queued
+for any connection while the event loop ran one callback is written once that
+callback is done: each connection's messages as complete text frames, joined
+into **one** ``write`` (a move's event and game frame leave together), with no
+task woken.  Without a wire (another ASGI server), or while the client reads
+too slowly for its socket buffer, a writer task sends the queue message by
+message through Starlette.  Either way every message is one whole frame, in
+order: the bytes on the wire are what ``websocket.send`` would write.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import struct
+import weakref
 from collections import deque
 from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
+from websockets.protocol import State
 
 from . import logging as log
 from . import protocol
@@ -23,7 +36,69 @@ from .ratelimit import TokenBucket
 #: Frames queued for a client before it is considered too slow and dropped.
 MAX_BACKLOG = 512
 
+#: ASGI scope key under which :func:`kozyr.server.app.expose_wire` puts the wire.
+WIRE_KEY = "kozyr.wire"
+
 _ids = itertools.count(1)
+
+
+def text_frame(payload: bytes) -> bytes:
+    """One unmasked, unfragmented, uncompressed WebSocket text frame (RFC 6455
+    5.2): what a server writes for ``websocket.send`` with ``text``."""
+    n = len(payload)
+    if n < 126:
+        return bytes((0x81, n)) + payload
+    if n < 65536:
+        return struct.pack("!BBH", 0x81, 126, n) + payload
+    return struct.pack("!BBQ", 0x81, 127, n) + payload
+
+
+def wire_of(send: Any) -> Any | None:
+    """uvicorn's sans-I/O protocol object behind an ASGI ``send``, or None when
+    ``send`` is something else (another server, a wrapped callable) or the
+    connection uses an extension (compression changes the frames)."""
+    wire = getattr(send, "__self__", None)
+    conn = getattr(wire, "conn", None)
+    if (
+        conn is None
+        or getattr(conn, "extensions", None)
+        or not hasattr(wire, "transport")
+        or not hasattr(wire, "writable")
+        or not hasattr(wire, "disconnected")
+    ):
+        return None
+    return wire
+
+
+class _Flusher:
+    """Writes the outboxes filled during one callback of the event loop."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.dirty: list[Connection] = []
+
+    def mark(self, conn: Connection) -> None:
+        if not self.dirty:
+            self.loop.call_soon(self.run)
+        self.dirty.append(conn)
+
+    def run(self) -> None:
+        dirty, self.dirty = self.dirty, []
+        for conn in dirty:
+            conn.flush()
+
+
+_flushers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Flusher] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _flusher() -> _Flusher:
+    loop = asyncio.get_running_loop()
+    found = _flushers.get(loop)
+    if found is None:
+        found = _flushers[loop] = _Flusher(loop)
+    return found
 
 
 class Connection:
@@ -44,6 +119,11 @@ class Connection:
         self.closed = False
         self._closer: asyncio.Task[None] | None = None
         self._queue: deque[str] = deque()
+        #: uvicorn's protocol object when frames may be written straight to it.
+        self._wire: Any | None = ws.scope.get(WIRE_KEY)
+        self._flusher = _flusher()
+        #: The writer task is sending the queue (the wire is paused or absent).
+        self._draining = False
         self._wake = asyncio.Event()
         self._writer = asyncio.get_running_loop().create_task(
             self._write_loop(), name=f"ws-writer-{self.id}"
@@ -57,12 +137,37 @@ class Connection:
         """Queue an already-encoded message (broadcasts encode once)."""
         if self.closed:
             return
-        if len(self._queue) >= MAX_BACKLOG:
-            log.warning("ws_slow_client", conn=self.id, backlog=len(self._queue))
+        queue = self._queue
+        if len(queue) >= MAX_BACKLOG:
+            log.warning("ws_slow_client", conn=self.id, backlog=len(queue))
             self.close(1013, "too slow: reconnect to resync")
             return
-        self._queue.append(text)
-        self._wake.set()
+        queue.append(text)
+        if self._wire is None or self._draining:
+            self._draining = True
+            self._wake.set()
+        elif len(queue) == 1:
+            self._flusher.mark(self)
+
+    def flush(self) -> None:
+        """Write everything queued as one ``write`` of whole text frames (the
+        flusher calls this once the callback that queued them is done)."""
+        queue, wire = self._queue, self._wire
+        if self.closed or self._draining or not queue or wire is None:
+            return  # a close or the writer task sends what is queued
+        if wire.disconnected or wire.transport.is_closing() or wire.conn.state is not State.OPEN:
+            self.closed = True  # as when a send fails: nobody reads any more
+            queue.clear()
+            return
+        if not wire.writable.is_set():
+            # The socket buffer is full (a slow reader): the writer task waits
+            # for it to drain, sending message by message, then hands back.
+            self._draining = True
+            self._wake.set()
+            return
+        frames = [text_frame(text.encode()) for text in queue]
+        queue.clear()
+        wire.transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
 
     async def _write_loop(self) -> None:
         try:
@@ -71,6 +176,7 @@ class Connection:
                 self._wake.clear()
                 while self._queue:
                     await self.ws.send_text(self._queue.popleft())
+                self._draining = False
         except (WebSocketDisconnect, RuntimeError, OSError):
             self.closed = True
         except asyncio.CancelledError:
