@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from kozyr.server.game_session import GameSession
 from kozyr.server.launch import listening_port, serve_command
 from kozyr.server.lobby import check_name, graphemes
 from kozyr.server.ratelimit import MemoryPassphraseThrottle, PassphraseThrottle, TokenBucket
-from kozyr.server.store import Store
+from kozyr.server.store import Store, _checkpoint, _LoopMoves
 
 
 class Clock:
@@ -308,13 +310,16 @@ def test_bot_pool_in_a_thread_and_in_processes() -> None:
 
 
 # ---------------------------------------------------------------- store
-def test_store_a_bad_move_row_fails_alone(tmp_path: Path) -> None:
-    """Moves are committed in batches straight on the driver; a row the database
+@pytest.mark.parametrize("inline", [False, True], ids=["store-thread", "event-loop"])
+def test_store_a_bad_move_row_fails_alone(tmp_path: Path, inline: bool) -> None:
+    """Moves are committed in batches straight on the driver (on the store
+    thread, or on the event loop for one process on SQLite); a row the database
     refuses (the same index twice) fails its own add_move and no other."""
 
     async def scenario() -> None:
-        store = Store(f"sqlite:///{tmp_path / 'k.db'}")
+        store = Store(f"sqlite:///{tmp_path / 'k.db'}", inline_moves=inline)
         store.start()
+        assert (store._loop_moves is not None) == inline
         try:
             s = GameSession.deal(Rules(players=2), 1, 0)
             gid = await store.create_game("r", 1, 0, s.header())
@@ -341,6 +346,45 @@ def test_store_a_bad_move_row_fails_alone(tmp_path: Path) -> None:
                 (2, '{"seat":1,"kind":"pass"}'),
                 (3, '{"seat":0,"kind":"pass"}'),
             ]
+        finally:
+            store.close()
+
+    asyncio.run(scenario())
+
+
+def test_moves_written_on_the_event_loop_are_checkpointed_by_the_store_thread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One process on SQLite commits its moves on the event loop (never running
+    a checkpoint there); every CHECKPOINT_EVERY commits the store thread copies
+    the WAL into the database file.  Room saves on the store thread meanwhile
+    never meet "database is locked"."""
+    monkeypatch.setattr(_LoopMoves, "CHECKPOINT_EVERY", 4)
+    path = tmp_path / "k.db"
+
+    def in_file_only() -> int:
+        """Moves in the database file itself, ignoring the WAL (immutable=1)."""
+        with contextlib.closing(sqlite3.connect(f"file:{path}?immutable=1", uri=True)) as db:
+            return int(db.execute("SELECT count(*) FROM moves").fetchone()[0])
+
+    async def scenario() -> None:
+        store = Store(f"sqlite:///{path}", inline_moves=True)
+        store.start()
+        try:
+            s = GameSession.deal(Rules(players=2), 1, 0)
+            gid = await store.create_game("r", 1, 0, s.header())
+            await store.call(_checkpoint)  # the tables themselves into the file
+            for i in range(3):
+                await store.add_move(gid, i, {"seat": 0, "kind": "pass"})
+            assert await asyncio.to_thread(in_file_only) == 0  # only in the WAL so far
+            for i in range(3, 8):
+                store.save_room("r", "playing", {"seats": [], "i": i})
+                await store.add_move(gid, i, {"seat": 0, "kind": "pass"})
+            await store.call(lambda _conn: None)  # the checkpoint job ran before this
+            assert 4 <= await asyncio.to_thread(in_file_only) <= 8
+            assert store._loop_moves is not None and store._loop_moves.commits == 8
+            loaded = await store.load_game(gid)
+            assert loaded is not None and len(loaded[0].actions) == 8
         finally:
             store.close()
 

@@ -121,7 +121,9 @@ class Hub:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
-        self.store = Store(config.db_url)
+        # One process writes its moves on the event loop (store.py, _LoopMoves);
+        # a cluster's processes share the database through the store thread.
+        self.store = Store(config.db_url, inline_moves=not config.redis_url)
         assert config.bot_workers is not None
         self.pool = BotPool(config.bot_workers)
         self.tasks = Tasks()
@@ -158,6 +160,7 @@ class Hub:
             room.shutdown()
         self.tasks.cancel_all()
         self.pool.shutdown()
+        self.store.close_loop_moves()
         await asyncio.to_thread(self.store.close)
 
     async def recover(self) -> None:
