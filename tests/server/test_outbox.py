@@ -12,7 +12,7 @@ import pytest
 from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 
-from kozyr.server.connection import WIRE_KEY, Connection, text_frame, wire_of
+from kozyr.server.connection import WIRE_KEY, Connection, WireProtocol, text_frame, wire_of
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])
@@ -128,5 +128,32 @@ def test_without_a_wire_the_writer_task_sends_each_message() -> None:
         await _settle()
         assert ws.sent == ["1", "2", "3"]
         conn.finish()
+
+    asyncio.run(scenario())
+
+
+def test_the_wire_reads_on_while_a_few_messages_wait_then_pauses() -> None:
+    """uvicorn pauses reading for every message received; WireProtocol only once
+    QUEUED messages wait for the app, and reading resumes when they are taken."""
+
+    async def scenario() -> None:
+        paused: list[str] = []
+        wire = WireProtocol.__new__(WireProtocol)  # only the receiving half is used
+        wire.queue = asyncio.Queue()
+        wire.read_paused = False
+        wire.close_sent = False
+        wire.transport = SimpleNamespace(  # type: ignore[assignment]
+            pause_reading=lambda: paused.append("pause"),
+            resume_reading=lambda: paused.append("resume"),
+        )
+        for n in range(WireProtocol.QUEUED + 2):
+            wire.curr_msg_data_type = "text"
+            wire.frames = [f'{{"n":{n}}}'.encode()]
+            wire.send_receive_event_to_app()
+            expected = [] if n < WireProtocol.QUEUED - 1 else ["pause"]
+            assert paused == expected, n
+        got = [await wire.receive() for _ in range(WireProtocol.QUEUED + 2)]
+        assert [m["text"] for m in got] == [f'{{"n":{n}}}' for n in range(WireProtocol.QUEUED + 2)]
+        assert paused == ["pause", "resume"] and not wire.read_paused
 
     asyncio.run(scenario())
