@@ -86,7 +86,7 @@ def test_a_callbacks_messages_leave_in_one_write_and_a_slow_reader_gets_them_in_
         conn = Connection(ws, rate=10, burst=10)  # type: ignore[arg-type]
         other = Connection(FakeSocket(wire), rate=10, burst=10)  # type: ignore[arg-type]
         conn.send_raw('{"type":"event"}')
-        conn.send_raw('{"type":"game"}')
+        conn.send_raw(b'{"type":"game"}')
         other.send_raw("x")
         assert wire.transport.writes == []  # written once the callback is done
         await _settle()
@@ -97,7 +97,7 @@ def test_a_callbacks_messages_leave_in_one_write_and_a_slow_reader_gets_them_in_
         wire.transport.writes.clear()
         wire.writable.clear()  # the client's socket buffer is full
         conn.send_raw("a")
-        conn.send_raw("b")
+        conn.send_raw(b"b")
         await _settle()
         conn.send_raw("c")  # queued behind a and b, not written around them
         await _settle()
@@ -123,7 +123,7 @@ def test_without_a_wire_the_writer_task_sends_each_message() -> None:
     async def scenario() -> None:
         ws = FakeSocket(None)
         conn = Connection(ws, rate=10, burst=10)  # type: ignore[arg-type]
-        for text in ("1", "2", "3"):
+        for text in ("1", b"2", "3"):  # text or its UTF-8 bytes (what send() queues)
             conn.send_raw(text)
         await _settle()
         assert ws.sent == ["1", "2", "3"]

@@ -54,6 +54,10 @@ def text_frame(payload: bytes) -> bytes:
     return struct.pack("!BBQ", 0x81, 127, n) + payload
 
 
+def _text(message: str | bytes) -> str:
+    return message.decode() if isinstance(message, bytes) else message
+
+
 def wire_of(send: Any) -> Any | None:
     """uvicorn's sans-I/O protocol object behind an ASGI ``send``, or None when
     ``send`` is something else (another server, a wrapped callable) or the
@@ -141,7 +145,8 @@ class Connection:
         self.player: Any = None
         self.closed = False
         self._closer: asyncio.Task[None] | None = None
-        self._queue: deque[str] = deque()
+        #: Messages to send: text, or its UTF-8 bytes (what ``send`` encodes).
+        self._queue: deque[str | bytes] = deque()
         #: uvicorn's protocol object when frames may be written straight to it.
         self._wire: Any | None = ws.scope.get(WIRE_KEY)
         self._flusher = _flusher()
@@ -154,10 +159,11 @@ class Connection:
 
     def send(self, message: protocol.ServerMessage) -> None:
         """Queue a message (never blocks the caller)."""
-        self.send_raw(protocol.encode(message).decode())
+        self.send_raw(protocol.encode(message))
 
-    def send_raw(self, text: str) -> None:
-        """Queue an already-encoded message (broadcasts encode once)."""
+    def send_raw(self, text: str | bytes) -> None:
+        """Queue an already-encoded message (broadcasts encode once): JSON text,
+        or its UTF-8 bytes."""
         if self.closed:
             return
         queue = self._queue
@@ -188,7 +194,7 @@ class Connection:
             self._draining = True
             self._wake.set()
             return
-        frames = [text_frame(text.encode()) for text in queue]
+        frames = [text_frame(m.encode() if isinstance(m, str) else m) for m in queue]
         queue.clear()
         wire.transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
 
@@ -198,7 +204,7 @@ class Connection:
                 await self._wake.wait()
                 self._wake.clear()
                 while self._queue:
-                    await self.ws.send_text(self._queue.popleft())
+                    await self.ws.send_text(_text(self._queue.popleft()))
                 self._draining = False
         except (WebSocketDisconnect, RuntimeError, OSError):
             self.closed = True
@@ -215,7 +221,7 @@ class Connection:
     async def _close(self, code: int, reason: str) -> None:
         try:
             while self._queue:
-                await self.ws.send_text(self._queue.popleft())
+                await self.ws.send_text(_text(self._queue.popleft()))
             await self.ws.close(code, reason)
         except (WebSocketDisconnect, RuntimeError, OSError):
             pass

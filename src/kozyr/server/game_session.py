@@ -57,6 +57,9 @@ class GameSession:
         self.game_id: int | None = None
         #: The public part of every seat's view, for the version it was made at.
         self._public: tuple[int, dict[str, Any]] | None = None
+        #: Each seat's hand as (bit mask, card notation): a hand changes only
+        #: when its seat plays or draws, not at every move.
+        self._hands: dict[int, tuple[int, list[str]]] = {}
         #: places() cached with the number of actions it was computed from.
         self._places: tuple[int, list[list[int]]] | None = None
 
@@ -122,7 +125,7 @@ class GameSession:
         state = self.state
         data = dict(self._public_json())  # a shallow copy keeps the key order
         data["seat"] = seat
-        data["hand"] = [card_str(c) for c in cards_of(state.hands[seat])]
+        data["hand"] = self._hand_json(seat)
         if state.rules.cheating:
             legal = state.legal_actions_for(seat)
         elif state.to_move == seat:
@@ -130,6 +133,15 @@ class GameSession:
         else:
             return data, []
         return data, [a.to_json() for a in legal]
+
+    def _hand_json(self, seat: int) -> list[str]:
+        """``seat``'s hand in card notation (shared by the frames that send it:
+        callers encode it and never change it)."""
+        mask = self.state.hands[seat]
+        cached = self._hands.get(seat)
+        if cached is None or cached[0] != mask:
+            cached = self._hands[seat] = (mask, [card_str(c) for c in cards_of(mask)])
+        return cached[1]
 
     def spectator_json(self) -> dict[str, Any]:
         """The public view: any seat's view with the hand removed entirely."""

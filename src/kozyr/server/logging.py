@@ -28,10 +28,17 @@ _log = logging.getLogger(LOGGER_NAME)
 class JsonFormatter(logging.Formatter):
     """Render a record as one JSON line (fields from ``extra={"fields": ...}``)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        #: The last second formatted (lines come many a second; strftime is slow).
+        self._second: tuple[int, str] = (-1, "")
+
     def format(self, record: logging.LogRecord) -> str:
-        ts = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+        second = int(record.created)
+        if self._second[0] != second:
+            self._second = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
         out: dict[str, Any] = {
-            "ts": f"{ts}.{int(record.msecs):03d}Z",
+            "ts": f"{self._second[1]}.{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),
         }
         fields = getattr(record, "fields", None)

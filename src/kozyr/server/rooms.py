@@ -200,8 +200,11 @@ class Room:
     def game_frame(self, player: Player) -> p.GameFrame | None:
         return self._frame_for(self.seat_of(player))
 
-    def _frame_for(self, seat: int | None) -> p.GameFrame | None:
-        """The game frame of ``seat`` (None: a spectator's, without any hand)."""
+    def _frame_for(
+        self, seat: int | None, clock: tuple[int | None, int | None] | None = None
+    ) -> p.GameFrame | None:
+        """The game frame of ``seat`` (None: a spectator's, without any hand);
+        ``clock`` is :meth:`_clock` when a broadcast read it once for all seats."""
         g = self.game
         if g is None:
             return None
@@ -210,7 +213,7 @@ class Room:
             view = g.spectator_json()
         else:
             view, legal = g.view_json(seat)
-        timer = self._turn_timer
+        deadline, time_left = clock or self._clock()
         return p.GameFrame(
             game=g.game_no,
             version=g.version,
@@ -218,9 +221,14 @@ class Room:
             view=view,
             legal=legal,
             to_move=g.to_move,
-            deadline=timer.deadline_ms if timer else None,
-            time_left=timer.time_left_ms() if timer else None,
+            deadline=deadline,
+            time_left=time_left,
         )
+
+    def _clock(self) -> tuple[int | None, int | None]:
+        """(deadline, time left) of the move clock for a frame sent now."""
+        timer = self._turn_timer
+        return (timer.deadline_ms, timer.time_left_ms()) if timer else (None, None)
 
     def game_over_message(self) -> p.GameOver | None:
         g = self.game
@@ -693,10 +701,11 @@ class Room:
         Seats are walked directly (this runs after every move)."""
         if self.game is None:
             return
+        clock = self._clock()  # the same moment for every seat's frame
         for seat in self.seats:
             pl = seat.player
             if pl is not None and pl.conn is not None:
-                frame = self._frame_for(seat.index)
+                frame = self._frame_for(seat.index, clock)
                 if frame is not None:
                     pl.conn.send(frame)
         spectator_text: str | None = None
@@ -704,7 +713,7 @@ class Room:
             if pl.conn is None:
                 continue
             if spectator_text is None:
-                frame = self._frame_for(None)
+                frame = self._frame_for(None, clock)
                 if frame is None:
                     return
                 spectator_text = p.encode(frame).decode()
