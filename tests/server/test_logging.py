@@ -70,3 +70,32 @@ def test_lines_are_written_in_order_and_a_burst_in_few_writes() -> None:
         _wait_for(lambda: stream.lines()[-1]["event"] == "after")
     finally:
         log.configure("info")  # back to stderr for the other tests
+
+
+def test_an_added_handler_still_gets_every_event_as_a_log_record() -> None:
+    """Events skip the logging machinery only while our writer is the one
+    handler; a handler added later (a test's, an operator's) gets LogRecords."""
+    import logging
+
+    stream = Stream()
+    log.configure("info", stream)  # type: ignore[arg-type]
+    seen: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record)
+
+    keep = Keep()
+    logging.getLogger().addHandler(keep)
+    try:
+        log.event("room_created", room="abc")
+        assert [(r.getMessage(), r.fields) for r in seen] == [  # type: ignore[attr-defined]
+            ("room_created", {"room": "abc"})
+        ]
+        _wait_for(lambda: [line["event"] for line in stream.lines()] == ["room_created"])
+        line = stream.lines()[0]
+        assert line["level"] == "info" and line["room"] == "abc"
+        assert isinstance(line["ts"], str) and line["ts"].endswith("Z")
+    finally:
+        logging.getLogger().removeHandler(keep)
+        log.configure("info")

@@ -55,8 +55,9 @@ class GameSession:
         self.base_version = base_version
         #: The database id of the game, once stored.
         self.game_id: int | None = None
-        #: The public part of every seat's view, for the version it was made at.
-        self._public: tuple[int, dict[str, Any]] | None = None
+        #: The public part of every seat's view, for the version it was made at,
+        #: with the seat whose view it came from and that seat's legal actions.
+        self._public: tuple[int, dict[str, Any], int, tuple[Action, ...]] | None = None
         #: Each seat's hand as (bit mask, card notation): a hand changes only
         #: when its seat plays or draws, not at every move.
         self._hands: dict[int, tuple[int, list[str]]] = {}
@@ -123,10 +124,13 @@ class GameSession:
         checks the result against ``view_of`` at every position of whole games.
         """
         state = self.state
-        data = dict(self._public_json())  # a shallow copy keeps the key order
+        public = self._public_view()
+        data = dict(public[1])  # a shallow copy keeps the key order
         data["seat"] = seat
         data["hand"] = self._hand_json(seat)
-        if state.rules.cheating:
+        if public[2] == seat:  # the view came from this seat: its legal actions too
+            legal: Any = public[3]
+        elif state.rules.cheating:
             legal = state.legal_actions_for(seat)
         elif state.to_move == seat:
             legal = state.legal_actions()
@@ -151,13 +155,22 @@ class GameSession:
         return data
 
     def _public_json(self) -> dict[str, Any]:
-        """Seat 0's view as JSON, cached per version (callers copy it before
-        changing ``seat`` or ``hand``; nothing else in it depends on the seat)."""
+        """The public part of the views (callers copy it before changing ``seat``
+        or ``hand``; nothing else in it depends on the seat)."""
+        return self._public_view()[1]
+
+    def _public_view(self) -> tuple[int, dict[str, Any], int, tuple[Action, ...]]:
+        """(version, view JSON, seat, its legal actions), made once per version
+        from the view of the seat to move (whose legal actions a frame needs
+        anyway: the engine computes them once, not twice)."""
         version = self.version
         cached = self._public
         if cached is None or cached[0] != version:
-            cached = self._public = (version, view_of(self.state, 0).to_json())
-        return cached[1]
+            seat = self.state.to_move
+            seat = 0 if seat is None else seat
+            view = view_of(self.state, seat)
+            cached = self._public = (version, view.to_json(), seat, view.legal)
+        return cached
 
     def cards_left(self) -> list[int]:
         return self.state.hand_counts()
