@@ -374,6 +374,55 @@ def test_fencing_refuses_a_former_owners_writes(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
+def test_a_refused_fence_loses_only_its_own_moves_in_a_batch(tmp_path: Path) -> None:
+    """Moves of several rooms committed together (the store's group commit):
+    the room whose owner lost it gets ``Fenced`` and nothing stored, the
+    others are stored, and each room's inbox position is kept with its moves."""
+    import threading
+
+    from kozyr.server.store import Fence, Fenced, Store
+
+    async def scenario() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'b.db'}")
+        store.start()
+        try:
+            mine, lost = Fence("mine", 1, "5-0"), Fence("lost", 1, "7-0")
+            for fence in (mine, lost):
+                store.save_room(fence.code, "playing", {"seats": []}, fence=fence)
+            games = [await store.create_game(f.code, 1, 0, {}, f) for f in (mine, lost)]
+            assert await store.claim_room("lost") is not None  # token 2 elsewhere
+            gate = threading.Event()
+            held = asyncio.ensure_future(store.call(lambda _conn: gate.wait(10)))
+            await asyncio.sleep(0.05)  # the store thread now waits at the gate
+            mine.pos, lost.pos = "6-0", "8-0"
+            writes = [
+                asyncio.ensure_future(store.add_move(games[0], 0, {"seat": 0}, mine)),
+                asyncio.ensure_future(store.add_move(games[1], 0, {"seat": 1}, lost)),
+                asyncio.ensure_future(store.add_move(games[0], 1, {"seat": 2}, mine)),
+            ]
+            await asyncio.sleep(0.05)
+            gate.set()  # the three moves run as one batch
+            await held
+            done = await asyncio.gather(*writes, return_exceptions=True)
+            assert done[0] is None and done[2] is None
+            assert isinstance(done[1], Fenced)
+            rows = await store.call(
+                lambda conn: conn.exec_driver_sql(
+                    "SELECT game_id, idx FROM moves ORDER BY game_id, idx"
+                ).all()
+            )
+            assert [tuple(r) for r in rows] == [(games[0], 0), (games[0], 1)]
+            pos = await store.call(
+                lambda conn: dict(conn.exec_driver_sql("SELECT code, inbox_pos FROM rooms").all())
+            )
+            assert pos == {"mine": "6-0", "lost": "7-0"}
+            assert store.fenced == 1
+        finally:
+            store.close()
+
+    asyncio.run(scenario())
+
+
 def test_seat_index_finds_a_players_open_room(tmp_path: Path) -> None:
     """``hello`` on any process finds the player's room through the indexed
     ``room_seats`` table, kept with every save of the room; a database from

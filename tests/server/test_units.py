@@ -424,3 +424,30 @@ def test_places_group_the_seats_that_went_out_together_and_end_with_the_durak() 
             assert s.cards_left()[s.result.durak] > 0
         assert GameSession.resume(s.record, 1, 0).places() == places
     assert seen_tie  # seats leaving together do happen in these games
+
+
+def test_a_room_unsure_of_its_lease_sends_nothing() -> None:
+    """Cluster mode: past its fence's ``valid_until`` (the lease may have run
+    out, e.g. the process was stopped) a room's players are sent nothing, so a
+    stalled owner never shows a table another process may have moved on."""
+    import time
+    from types import SimpleNamespace
+
+    from kozyr.server.rooms import Player
+    from kozyr.server.store import Fence
+
+    sent: list[str] = []
+    conn = SimpleNamespace(send=lambda m: sent.append(type(m).__name__), send_raw=sent.append)
+    fence = Fence("room1", 1)
+    pl = Player("key", "anna", conn=conn, room=SimpleNamespace(fence=fence))  # type: ignore[arg-type]
+    pl.send_raw("a")  # a fence made without a lease deadline: sends
+    fence.valid_until = time.monotonic() - 0.001
+    assert fence.stale()
+    pl.send_raw("b")
+    pl.send(p.Left(room="room1"))
+    fence.valid_until = time.monotonic() + 5  # renewed
+    pl.send_raw("c")
+    assert sent == ["a", "c"]
+    alone = Player("key2", "boris", conn=conn)  # in no room: always sends
+    alone.send_raw("d")
+    assert sent[-1] == "d"
