@@ -470,3 +470,41 @@ def test_seat_index_finds_a_players_open_room(tmp_path: Path) -> None:
             store.close()
 
     asyncio.run(migrated())
+
+
+def test_inbox_entries_reach_the_worker_once_in_order() -> None:
+    """An owner gets each inbox entry twice at most (a copy on its channel, and
+    the stream when it reads it): each reaches the room's worker once, in
+    order; a gap in the numbers (or an owner that does not know where it is
+    yet) makes it read the stream, and numbers that start again after a Redis
+    restart do not make it drop entries."""
+    from types import SimpleNamespace
+
+    from kozyr.server.cluster.node import ClusterNode, Owned
+    from kozyr.server.store import Fence
+
+    node = ClusterNode(SimpleNamespace(), "redis://127.0.0.1:1/0")  # type: ignore[arg-type]
+    o = node.owned["r1"] = Owned(Fence("r1", 1), "n:1", "0-0")
+
+    def copy(eid: str, seq: int, data: str) -> bool:
+        """Deliver a copy; True if it made the owner read the stream."""
+        node._poked.clear()
+        node._deliver(["m", "r1", eid, seq, data])
+        return "r1" in node._poked
+
+    assert copy("100-0", 5, "a")  # where it is not known yet: read the stream
+    node._take_entry(o, "100-0", 5, "a")  # ... which has it
+    assert not copy("100-0", 5, "a")  # the copy came late: already handed over
+    assert not copy("101-0", 6, "b")  # the next number: taken from the copy
+    assert copy("105-0", 8, "d")  # a gap (7 was lost): read the stream
+    for eid, seq, data in (("101-0", 6, "b"), ("103-0", 7, "c"), ("105-0", 8, "d")):
+        node._take_entry(o, eid, seq, data)  # the read started before the copy of 6
+    assert copy("200-0", 1, "e")  # Redis restarted: numbers start again
+    node._take_entry(o, "200-0", 1, "e")
+    assert not copy("200-1", 2, "f")
+    got = [o.queue.get_nowait() for _ in range(o.queue.qsize())]
+    assert got == [
+        ("100-0", "a"), ("101-0", "b"), ("103-0", "c"), ("105-0", "d"), ("200-0", "e"),
+        ("200-1", "f"),
+    ]  # fmt: skip
+    assert (o.read_id, o.seq) == ("200-1", 2)

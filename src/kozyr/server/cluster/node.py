@@ -67,18 +67,23 @@ for i, key in ipairs(KEYS) do
 end
 return out
 """
-#: Append an entry to a room's inbox (KEYS[1]) and poke the room's owner, named
-#: by the lease (KEYS[2], ``<node>:<token>``), on its channel with ARGV[3] (a
-#: batch naming the room), so the owner reads just that inbox.  The entry is
-#: appended whoever owns the room: a poke lost (no owner just now, or an owner
-#: changing) costs only time, since an owner reads every inbox of its rooms
-#: when it takes one over and once a second anyway.
+#: Append entry ARGV[1] to room ARGV[3]'s inbox (KEYS[1]), numbered by the
+#: room's counter (KEYS[3]), and hand a copy to the room's owner, named by the
+#: lease (KEYS[2], ``<node>:<token>``), on its channel: an owner that has
+#: handled the entry numbered one less takes it from there without reading the
+#: stream; otherwise (a gap, or it has just become the owner) the copy makes it
+#: read the stream.  The entry is appended whoever owns the room: a copy lost
+#: (no owner just now, or an owner changing) costs only time, since an owner
+#: reads every inbox of its rooms when it takes one over and once a second.
 _SEND = """
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'd', ARGV[1])
+local seq = redis.call('INCR', KEYS[3])
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 's', seq, 'd', ARGV[1])
 local v = redis.call('GET', KEYS[2])
 if v then
   local node = string.match(v, '^(.*):[^:]*$')
-  if node then redis.call('PUBLISH', 'kz:node:' .. node, ARGV[3]) end
+  if node then
+    redis.call('PUBLISH', 'kz:node:' .. node, cjson.encode({{'m', ARGV[3], id, seq, ARGV[1]}}))
+  end
 end
 return id
 """
@@ -101,6 +106,17 @@ def inbox_key(code: str) -> str:
     return f"kz:in:{code}"
 
 
+def _stream_id(eid: str) -> tuple[int, int]:
+    """A stream entry id (``<ms>-<n>``) as numbers, to compare two."""
+    ms, _, n = eid.partition("-")
+    return int(ms), int(n or 0)
+
+
+def seq_key(code: str) -> str:
+    """The number of the last entry appended to the room's inbox."""
+    return f"kz:seq:{code}"
+
+
 @dataclass
 class Owned:
     """A room this process owns."""
@@ -110,7 +126,9 @@ class Owned:
     value: str
     #: The last stream id read (handed to the worker, maybe not handled yet).
     read_id: str
-    queue: asyncio.Queue[tuple[str, bytes]] = field(default_factory=asyncio.Queue)
+    #: The number of that entry (None: not known yet, the stream tells).
+    seq: int | None = None
+    queue: asyncio.Queue[tuple[str, bytes | str]] = field(default_factory=asyncio.Queue)
     worker: asyncio.Task[None] | None = None
 
 
@@ -240,7 +258,7 @@ class ClusterNode(Coordinator):
     async def _forget_room(self, code: str, o: Owned | None) -> None:
         try:
             await self.redis.hdel(INFO_KEY, code)
-            await self.redis.delete(inbox_key(code))
+            await self.redis.delete(inbox_key(code), seq_key(code))
             if o is not None:
                 await self._swap(keys=[lease_key(code)], args=[o.value, "", 0])
         except RedisError as exc:
@@ -368,8 +386,8 @@ class ClusterNode(Coordinator):
             **extra,
         }
         await self._send(
-            keys=[inbox_key(code), lease_key(code)],
-            args=[msgspec.json.encode(data), 10_000, encode_batch([["p", code]])],
+            keys=[inbox_key(code), lease_key(code), seq_key(code)],
+            args=[msgspec.json.encode(data), 10_000, code],
         )
 
     async def _publish(self, batch: dict[str, list[Item]]) -> None:
@@ -455,7 +473,7 @@ class ClusterNode(Coordinator):
                 log.error("cluster_entry_failed", room=code, error=repr(exc))
             o.fence.pos = eid
 
-    async def _entry_in(self, code: str, raw: bytes) -> None:
+    async def _entry_in(self, code: str, raw: bytes | str) -> None:
         d = json.loads(raw)
         peer = self._peer(d)
         if peer is None:
@@ -571,10 +589,22 @@ class ClusterNode(Coordinator):
                 if owned is None:
                     continue
                 for eid, fields in entries:
-                    owned.read_id = eid.decode()
-                    owned.queue.put_nowait((owned.read_id, fields[b"d"]))
+                    seq = fields.get(b"s")
+                    self._take_entry(
+                        owned, eid.decode(), None if seq is None else int(seq), fields[b"d"]
+                    )
                 if len(entries) == 500:  # more to come
                     self._poked.add(code)
+
+    @staticmethod
+    def _take_entry(o: Owned, eid: str, seq: int | None, data: bytes | str) -> None:
+        """Hand an inbox entry to the room's worker, unless it was handed already
+        (an entry may come both as a copy on the channel and from the stream;
+        stream ids only grow, while the numbers start again if Redis restarts)."""
+        if _stream_id(eid) <= _stream_id(o.read_id):
+            return
+        o.seq, o.read_id = seq, eid
+        o.queue.put_nowait((eid, data))
 
     async def _edge_loop(self) -> None:
         """Receive frames and controls for this process's sockets."""
@@ -606,9 +636,15 @@ class ClusterNode(Coordinator):
 
     def _deliver(self, item: Item) -> None:
         kind = item[0]
-        if kind == "p":  # a room of ours has something new in its inbox
-            if item[1] in self.owned:
-                self._poke(item[1])
+        if kind == "m":  # a copy of an inbox entry of a room (node.py ``_SEND``)
+            code, eid, seq, data = item[1], item[2], int(item[3]), item[4]
+            o = self.owned.get(code)
+            if o is None:
+                return
+            if o.seq is not None and seq == o.seq + 1:
+                self._take_entry(o, eid, seq, data)
+            elif _stream_id(eid) > _stream_id(o.read_id):  # a gap, or we are not sure
+                self._poke(code)
             return
         conn = self.local.get(int(item[1]))
         if conn is None:
