@@ -48,6 +48,7 @@ from ..connection import Connection
 from ..ports import Coordinator, Peer
 from ..store import Fence, Fenced
 from .remote import Item, Outbox, RemoteConn, decode_batch, encode_batch, node_channel
+from .throttle import RedisPassphraseThrottle
 
 if TYPE_CHECKING:
     from ..lobby import Hub
@@ -189,6 +190,7 @@ class ClusterNode(Coordinator):
                 self._warn("cluster_redis_unreachable", error=repr(exc))
                 await asyncio.sleep(0.5)
         self.outbox.start()
+        self._install_throttle()
         loop = asyncio.get_running_loop()
         for coro, name in (
             (self._inbox_loop(), "inbox"),
@@ -216,6 +218,13 @@ class ClusterNode(Coordinator):
         except RedisError as exc:
             log.warning("cluster_release_failed", error=repr(exc))
         await self.redis.aclose()
+
+    def _install_throttle(self) -> None:
+        """Wrong-passphrase counts in Redis: per address across every process."""
+        config = self.hub.config
+        self.hub.throttle = RedisPassphraseThrottle(
+            self.redis, config.passphrase_backoff, config.passphrase_backoff_cap, warn=self._warn
+        )
 
     def _warn(self, event: str, **fields: Any) -> None:
         """A warning at most once a second per kind (Redis down would flood the log)."""
