@@ -374,6 +374,55 @@ def test_fencing_refuses_a_former_owners_writes(tmp_path: Path) -> None:
     asyncio.run(scenario())
 
 
+def test_a_refused_fence_loses_only_its_own_moves_in_a_batch(tmp_path: Path) -> None:
+    """Moves of several rooms committed together (the store's group commit):
+    the room whose owner lost it gets ``Fenced`` and nothing stored, the
+    others are stored, and each room's inbox position is kept with its moves."""
+    import threading
+
+    from kozyr.server.store import Fence, Fenced, Store
+
+    async def scenario() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'b.db'}")
+        store.start()
+        try:
+            mine, lost = Fence("mine", 1, "5-0"), Fence("lost", 1, "7-0")
+            for fence in (mine, lost):
+                store.save_room(fence.code, "playing", {"seats": []}, fence=fence)
+            games = [await store.create_game(f.code, 1, 0, {}, f) for f in (mine, lost)]
+            assert await store.claim_room("lost") is not None  # token 2 elsewhere
+            gate = threading.Event()
+            held = asyncio.ensure_future(store.call(lambda _conn: gate.wait(10)))
+            await asyncio.sleep(0.05)  # the store thread now waits at the gate
+            mine.pos, lost.pos = "6-0", "8-0"
+            writes = [
+                asyncio.ensure_future(store.add_move(games[0], 0, {"seat": 0}, mine)),
+                asyncio.ensure_future(store.add_move(games[1], 0, {"seat": 1}, lost)),
+                asyncio.ensure_future(store.add_move(games[0], 1, {"seat": 2}, mine)),
+            ]
+            await asyncio.sleep(0.05)
+            gate.set()  # the three moves run as one batch
+            await held
+            done = await asyncio.gather(*writes, return_exceptions=True)
+            assert done[0] is None and done[2] is None
+            assert isinstance(done[1], Fenced)
+            rows = await store.call(
+                lambda conn: conn.exec_driver_sql(
+                    "SELECT game_id, idx FROM moves ORDER BY game_id, idx"
+                ).all()
+            )
+            assert [tuple(r) for r in rows] == [(games[0], 0), (games[0], 1)]
+            pos = await store.call(
+                lambda conn: dict(conn.exec_driver_sql("SELECT code, inbox_pos FROM rooms").all())
+            )
+            assert pos == {"mine": "6-0", "lost": "7-0"}
+            assert store.fenced == 1
+        finally:
+            store.close()
+
+    asyncio.run(scenario())
+
+
 def test_seat_index_finds_a_players_open_room(tmp_path: Path) -> None:
     """``hello`` on any process finds the player's room through the indexed
     ``room_seats`` table, kept with every save of the room; a database from
@@ -421,3 +470,41 @@ def test_seat_index_finds_a_players_open_room(tmp_path: Path) -> None:
             store.close()
 
     asyncio.run(migrated())
+
+
+def test_inbox_entries_reach_the_worker_once_in_order() -> None:
+    """An owner gets each inbox entry twice at most (a copy on its channel, and
+    the stream when it reads it): each reaches the room's worker once, in
+    order; a gap in the numbers (or an owner that does not know where it is
+    yet) makes it read the stream, and numbers that start again after a Redis
+    restart do not make it drop entries."""
+    from types import SimpleNamespace
+
+    from kozyr.server.cluster.node import ClusterNode, Owned
+    from kozyr.server.store import Fence
+
+    node = ClusterNode(SimpleNamespace(), "redis://127.0.0.1:1/0")  # type: ignore[arg-type]
+    o = node.owned["r1"] = Owned(Fence("r1", 1), "n:1", "0-0")
+
+    def copy(eid: str, seq: int, data: str) -> bool:
+        """Deliver a copy; True if it made the owner read the stream."""
+        node._poked.clear()
+        node._deliver(["m", "r1", eid, seq, data])
+        return "r1" in node._poked
+
+    assert copy("100-0", 5, "a")  # where it is not known yet: read the stream
+    node._take_entry(o, "100-0", 5, "a")  # ... which has it
+    assert not copy("100-0", 5, "a")  # the copy came late: already handed over
+    assert not copy("101-0", 6, "b")  # the next number: taken from the copy
+    assert copy("105-0", 8, "d")  # a gap (7 was lost): read the stream
+    for eid, seq, data in (("101-0", 6, "b"), ("103-0", 7, "c"), ("105-0", 8, "d")):
+        node._take_entry(o, eid, seq, data)  # the read started before the copy of 6
+    assert copy("200-0", 1, "e")  # Redis restarted: numbers start again
+    node._take_entry(o, "200-0", 1, "e")
+    assert not copy("200-1", 2, "f")
+    got = [o.queue.get_nowait() for _ in range(o.queue.qsize())]
+    assert got == [
+        ("100-0", "a"), ("101-0", "b"), ("103-0", "c"), ("105-0", "d"), ("200-0", "e"),
+        ("200-1", "f"),
+    ]  # fmt: skip
+    assert (o.read_id, o.seq) == ("200-1", 2)

@@ -145,42 +145,48 @@ def test_token_bucket_allows_bursts_then_the_rate() -> None:
     assert sum(bucket.allow() for _ in range(10)) == 3
 
 
+async def passphrase_backoff_table(t: PassphraseThrottle, clock: Clock, hold: float) -> None:
+    """What a throttle with ``base=1.0, cap=5.0`` on ``clock`` must answer
+    (the memory one here, the Redis one in test_cluster_throttle.py)."""
+    assert await t.begin("r", "a") == 0
+    # While "a" is being checked at "r", nobody else may try "r", nor "a" elsewhere.
+    assert await t.begin("r", "b") == 1.0
+    assert await t.begin("s", "a") == 1.0
+    assert await t.begin("s", "b") == 0
+    assert await t.end("s", "b", ok=True) == 0
+    assert await t.end("r", "a", ok=False) == 1.0
+    assert await t.begin("r", "c") == 1.0  # the room backs off for every address
+    assert await t.begin("s", "a") == 1.0  # the address backs off at every room
+    clock.now += 0.25
+    assert await t.begin("s", "a") == 0.75  # the rest of the wait
+    clock.now += 0.75
+    for delay in (2.0, 4.0, 5.0):  # doubling, capped
+        assert await t.begin("r", "a") == 0
+        assert await t.end("r", "a", ok=False) == delay
+        clock.now += delay
+    assert await t.begin("r", "b") == 0
+    assert await t.end("r", "b", ok=True) == 0  # clears the room...
+    assert await t.begin("r", "c") == 0
+    assert await t.end("r", "c", ok=True) == 0
+    assert await t.begin("q", "a") == 0  # ...the address's wait had run out
+    assert await t.end("q", "a", ok=False) == 5.0  # but its count goes on
+    clock.now += 5.0 + 5.0 + 0.1  # forgotten `cap` after the wait ran out
+    assert await t.begin("q", "a") == 0
+    assert await t.end("q", "a", ok=False) == 1.0
+    # A reservation that never ended frees itself.
+    assert await t.begin("z", "y") == 0
+    clock.now += hold - 0.1
+    assert await t.begin("z", "x") == 1.0
+    clock.now += 0.2
+    assert await t.begin("z", "y") == 0
+
+
 def test_passphrase_backoff_doubles_per_room_and_per_address() -> None:
     """Both counters back off (1, 2, 4 ... capped); an attempt must pass both;
     a reserved attempt holds the room and the address until it ends."""
-
-    async def scenario() -> None:
-        clock = Clock()
-        t: PassphraseThrottle = MemoryPassphraseThrottle(base=1.0, cap=5.0, clock=clock)
-        assert await t.begin("r", "a") == 0
-        # While "a" is being checked at "r", nobody else may try "r", nor "a" elsewhere.
-        assert await t.begin("r", "b") == 1.0
-        assert await t.begin("s", "a") == 1.0
-        assert await t.begin("s", "b") == 0
-        assert await t.end("s", "b", ok=True) == 0
-        assert await t.end("r", "a", ok=False) == 1.0
-        assert await t.begin("r", "c") == 1.0  # the room backs off for every address
-        assert await t.begin("s", "a") == 1.0  # the address backs off at every room
-        clock.now += 1.0
-        for delay in (2.0, 4.0, 5.0):  # doubling, capped
-            assert await t.begin("r", "a") == 0
-            assert await t.end("r", "a", ok=False) == delay
-            clock.now += delay
-        assert await t.begin("r", "b") == 0
-        assert await t.end("r", "b", ok=True) == 0  # clears the room...
-        assert await t.begin("r", "c") == 0
-        assert await t.end("r", "c", ok=True) == 0
-        assert await t.begin("q", "a") == 0  # ...the address's wait had run out
-        assert await t.end("q", "a", ok=False) == 5.0  # but its count goes on
-        clock.now += 5.0 + 5.0 + 0.1  # forgotten `cap` after the wait ran out
-        assert await t.begin("q", "a") == 0
-        assert await t.end("q", "a", ok=False) == 1.0
-        # A reservation that never ended frees itself.
-        assert await t.begin("z", "y") == 0
-        clock.now += MemoryPassphraseThrottle.HOLD + 0.1
-        assert await t.begin("z", "y") == 0
-
-    asyncio.run(scenario())
+    clock = Clock()
+    throttle = MemoryPassphraseThrottle(base=1.0, cap=5.0, clock=clock)
+    asyncio.run(passphrase_backoff_table(throttle, clock, MemoryPassphraseThrottle.HOLD))
 
 
 # ---------------------------------------------------------------- sessions
@@ -468,3 +474,30 @@ def test_places_group_the_seats_that_went_out_together_and_end_with_the_durak() 
             assert s.cards_left()[s.result.durak] > 0
         assert GameSession.resume(s.record, 1, 0).places() == places
     assert seen_tie  # seats leaving together do happen in these games
+
+
+def test_a_room_unsure_of_its_lease_sends_nothing() -> None:
+    """Cluster mode: past its fence's ``valid_until`` (the lease may have run
+    out, e.g. the process was stopped) a room's players are sent nothing, so a
+    stalled owner never shows a table another process may have moved on."""
+    import time
+    from types import SimpleNamespace
+
+    from kozyr.server.rooms import Player
+    from kozyr.server.store import Fence
+
+    sent: list[str] = []
+    conn = SimpleNamespace(send=lambda m: sent.append(type(m).__name__), send_raw=sent.append)
+    fence = Fence("room1", 1)
+    pl = Player("key", "anna", conn=conn, room=SimpleNamespace(fence=fence))  # type: ignore[arg-type]
+    pl.send_raw("a")  # a fence made without a lease deadline: sends
+    fence.valid_until = time.monotonic() - 0.001
+    assert fence.stale()
+    pl.send_raw("b")
+    pl.send(p.Left(room="room1"))
+    fence.valid_until = time.monotonic() + 5  # renewed
+    pl.send_raw("c")
+    assert sent == ["a", "c"]
+    alone = Player("key2", "boris", conn=conn)  # in no room: always sends
+    alone.send_raw("d")
+    assert sent[-1] == "d"

@@ -127,8 +127,8 @@ class Hub:
         assert config.bot_workers is not None
         self.pool = BotPool(config.bot_workers)
         self.tasks = Tasks()
-        #: Wrong-passphrase back-off.  In a cluster too it is this process's: a
-        #: ``join`` is handled by the room's owner, so the per-room count holds.
+        #: Wrong-passphrase back-off, in this process's memory; a cluster
+        #: installs one in Redis at startup (the per-address count spans processes).
         self.throttle: PassphraseThrottle = MemoryPassphraseThrottle(
             config.passphrase_backoff, config.passphrase_backoff_cap
         )

@@ -80,9 +80,12 @@ class PassphraseThrottle(Protocol):
     on the same room or from the same address are refused.  That reservation is
     what makes ten sockets guessing at once count as ten guesses in a row, not
     as ten first guesses.  :class:`MemoryPassphraseThrottle` keeps the counts in
-    this process; a cluster swaps in a Redis-backed implementation of the same
-    two coroutines (counters with an expiry, updated atomically, e.g. by a Lua
-    script), so that the limits hold across processes.
+    this process; a cluster swaps in
+    :class:`~kozyr.server.cluster.throttle.RedisPassphraseThrottle` (counters
+    with an expiry in Redis, updated atomically by Lua scripts), so that the
+    limits hold across processes.  :meth:`begin` may raise a
+    :class:`~kozyr.server.protocol.ProtocolError` instead (e.g. ``unavailable``:
+    the counts cannot be reached), which refuses the join unchecked.
     """
 
     async def begin(self, room: str, address: str) -> float:

@@ -60,12 +60,18 @@ class Player:
         return self.conn is not None
 
     def send(self, message: p.ServerMessage) -> None:
-        if self.conn is not None:
+        if self.conn is not None and self._may_speak():
             self.conn.send(message)
 
     def send_raw(self, text: str) -> None:
-        if self.conn is not None:
+        if self.conn is not None and self._may_speak():
             self.conn.send_raw(text)
+
+    def _may_speak(self) -> bool:
+        """False while the room's process is unsure it still owns the room
+        (cluster mode: the lease may have run out, :class:`~kozyr.server.store.Fence`)."""
+        room = self.room
+        return room is None or room.fence is None or not room.fence.stale()
 
 
 @dataclass(eq=False)
@@ -699,7 +705,7 @@ class Room:
     def _broadcast_frames(self) -> None:
         """Each seated human gets its own view; spectators share one (no hand).
         Seats are walked directly (this runs after every move)."""
-        if self.game is None:
+        if self.game is None or (self.fence is not None and self.fence.stale()):
             return
         clock = self._clock()  # the same moment for every seat's frame
         for seat in self.seats:

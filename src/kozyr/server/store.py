@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import queue
 import threading
 import time
@@ -47,6 +48,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     create_engine,
     delete,
     event,
@@ -184,7 +186,7 @@ class Fence:
     in the same transaction (:func:`_check_fence`); ``on_refused`` runs on the
     event loop when a write that nobody awaits (``save_room``) is refused."""
 
-    __slots__ = ("code", "loop", "on_refused", "pos", "token")
+    __slots__ = ("code", "loop", "on_refused", "pos", "token", "valid_until")
 
     def __init__(
         self,
@@ -200,6 +202,14 @@ class Fence:
         self.loop: asyncio.AbstractEventLoop | None = None
         with contextlib.suppress(RuntimeError):  # made outside a loop: no callback
             self.loop = asyncio.get_running_loop()
+        #: ``time.monotonic()`` until which the owner's lease surely holds
+        #: (renewals move it on).  Past it the room sends nothing: a stalled
+        #: owner must not show players a table another process may have moved on.
+        self.valid_until = math.inf
+
+    def stale(self, now: float | None = None) -> bool:
+        """The lease may have run out (by ``now``, default: this instant)."""
+        return self.valid_until <= (time.monotonic() if now is None else now)
 
     def refused(self) -> None:
         if self.on_refused is not None and self.loop is not None:
@@ -261,11 +271,30 @@ def create_schema(engine: Engine) -> None:
 
 @dataclass(slots=True)
 class _MoveRow:
-    """The hot-path job: one ``moves`` row, answered on the event loop."""
+    """The hot-path job: one ``moves`` row, answered on the event loop
+    (in cluster mode with the room's fence, checked in the same transaction)."""
 
     row: tuple[Any, ...] | dict[str, Any]
     loop: asyncio.AbstractEventLoop
     done: asyncio.Future[None]
+    fence: Fence | None = None
+
+
+class _DriverSQL:
+    """A statement compiled once to the driver's own SQL, executed on the
+    driver's cursor: SQLAlchemy's per-call work (building, cache keys,
+    bookkeeping) cost more than the statement itself on the move path."""
+
+    def __init__(self, statement: Any, dialect: Any) -> None:
+        compiled = statement.compile(dialect=dialect)
+        self.sql = str(compiled)
+        #: The order of positional parameters (None: the driver takes a dict).
+        self.order = (
+            list(compiled.positiontup) if compiled.positional and compiled.positiontup else None
+        )
+
+    def params(self, values: dict[str, Any]) -> tuple[Any, ...] | dict[str, Any]:
+        return values if self.order is None else tuple(values[k] for k in self.order)
 
 
 _Job = tuple[Callable[[Connection], Any], Future[Any]] | _MoveRow
@@ -348,7 +377,7 @@ class _LoopMoves:
         store = self.store
         with store.lock:
             try:
-                self.driver.executemany(store._insert_move_sql, rows)
+                self.driver.executemany(store._insert_move.sql, rows)
                 self.driver.commit()
             except Exception as exc:
                 with contextlib.suppress(Exception):
@@ -395,12 +424,18 @@ class Store:
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="kozyr-store", daemon=True)
         self._conn: Connection | None = None
-        compiled = insert(moves).compile(dialect=self.engine.dialect)
-        #: The driver's own SQL for a ``moves`` row and the order of its
-        #: parameters (None: the driver takes a dict, e.g. psycopg).
-        self._insert_move_sql = str(compiled)
-        self._move_params = (
-            list(compiled.positiontup) if compiled.positional and compiled.positiontup else None
+        dialect = self.engine.dialect
+        self._insert_move = _DriverSQL(insert(moves), dialect)
+        # The fence check of a move (see _check_fence), with and without the inbox position.
+        fenced = update(rooms).where(
+            rooms.c.code == bindparam("f_code"), rooms.c.fence <= bindparam("f_token")
+        )
+        self._fence_pos = _DriverSQL(
+            fenced.values(fence=bindparam("f_token"), inbox_pos=bindparam("f_pos")), dialect
+        )
+        self._fence_only = _DriverSQL(fenced.values(fence=bindparam("f_token")), dialect)
+        self._open_codes = _DriverSQL(
+            select(rooms.c.code).where(rooms.c.closed.is_(False)), dialect
         )
         self.commits = 0
         #: Writes refused by their fencing token (cluster: a room lost to another process).
@@ -462,6 +497,8 @@ class Store:
             with conn.begin():
                 for job in batch:
                     if isinstance(job, _MoveRow):
+                        if job.fence is not None:
+                            _check_fence(conn, job.fence)
                         rows.append(job.row)
                         out.append(None)
                     else:
@@ -471,7 +508,7 @@ class Store:
                     assert raw is not None
                     cur = raw.cursor()
                     try:
-                        cur.executemany(self._insert_move_sql, rows)
+                        cur.executemany(self._insert_move.sql, rows)
                     finally:
                         cur.close()
             self.commits += 1
@@ -496,16 +533,27 @@ class Store:
         self._answer(batch, out, None)
 
     def _run_moves(self, batch: list[_MoveRow], retry: bool = True) -> None:
-        """The hot path, a batch of moves only: one ``executemany`` and a commit
-        straight on the driver's connection (SQLAlchemy's transaction bookkeeping
-        cost more than the insert)."""
+        """The hot path, a batch of moves only: the fence checks of their rooms
+        (cluster mode), one ``executemany`` and a commit, straight on the
+        driver's connection (SQLAlchemy's transaction bookkeeping cost more
+        than the insert).  A room whose fence is refused loses just its moves."""
         raw: Any = None
+        refused: set[int] = set()
         try:
             raw = self._connection().connection.driver_connection
             assert raw is not None
             cur = raw.cursor()
             try:
-                cur.executemany(self._insert_move_sql, [job.row for job in batch])
+                fences = {id(job.fence): job.fence for job in batch if job.fence is not None}
+                for key, fence in fences.items():
+                    cur.execute(*self._fence_statement(fence))
+                    if cur.rowcount != 1:
+                        refused.add(key)
+                rows = [job.row for job in batch if id(job.fence) not in refused]
+                if len(rows) == 1:  # the usual batch: psycopg's executemany costs more
+                    cur.execute(self._insert_move.sql, rows[0])
+                elif rows:
+                    cur.executemany(self._insert_move.sql, rows)
             finally:
                 cur.close()
             raw.commit()
@@ -525,7 +573,22 @@ class Store:
             log.error("store_error", error=repr(exc))
             self._answer(list(batch), None, exc)
             return
-        self._answer(list(batch), [None] * len(batch), None)
+        if not refused:
+            self._answer(list(batch), [None] * len(batch), None)
+            return
+        ok = [job for job in batch if id(job.fence) not in refused]
+        self._answer(list(ok), [None] * len(ok), None)
+        for job in batch:
+            if id(job.fence) in refused and job.fence is not None:
+                self.fenced += 1
+                error = Fenced(f"room {job.fence.code}: token {job.fence.token} is not the newest")
+                log.warning("write_fenced", error=str(error))
+                self._answer([job], None, error)
+
+    def _fence_statement(self, fence: Fence) -> tuple[str, tuple[Any, ...] | dict[str, Any]]:
+        values = {"f_code": fence.code, "f_token": fence.token, "f_pos": fence.pos}
+        sql = self._fence_only if fence.pos is None else self._fence_pos
+        return sql.sql, sql.params(values)
 
     def _discard_connection(self) -> None:
         """After an error the connection may be broken: open a new one next time."""
@@ -656,9 +719,18 @@ class Store:
         return token, pos, json.loads(data)
 
     async def open_room_codes(self) -> list[str]:
+        """Every open room's code (cluster processes ask twice a second: on the
+        driver's cursor, as SQLAlchemy's row handling cost more than the query)."""
+
         def job(conn: Connection) -> list[str]:
-            rows = conn.execute(select(rooms.c.code).where(rooms.c.closed.is_(False))).all()
-            return [str(r[0]) for r in rows]
+            raw = conn.connection.driver_connection
+            assert raw is not None
+            cur = raw.cursor()
+            try:
+                cur.execute(self._open_codes.sql)
+                return [str(r[0]) for r in cur.fetchall()]
+            finally:
+                cur.close()
 
         return await self.call(job)
 
@@ -729,25 +801,16 @@ class Store:
     async def add_move(
         self, game_id: int, idx: int, action: dict[str, Any], fence: Fence | None = None
     ) -> None:
-        """Append one action to a game in progress (returns once committed)."""
-        if fence is not None:
-            row = {"game_id": game_id, "idx": idx, "action": _dumps(action), "at": time.time()}
-
-            def job(conn: Connection) -> None:
-                _check_fence(conn, fence)
-                conn.execute(insert(moves).values(row))
-
-            await self.call(job)
-            return
+        """Append one action to a game in progress (returns once committed;
+        raises :class:`Fenced` if ``fence`` no longer holds the room)."""
         values = {"game_id": game_id, "idx": idx, "action": _dumps(action), "at": time.time()}
-        order = self._move_params
-        fast = values if order is None else tuple(values[k] for k in order)
-        if self._loop_moves is not None:
-            await self._loop_moves.add(fast)
+        row = self._insert_move.params(values)
+        if fence is None and self._loop_moves is not None:
+            await self._loop_moves.add(row)
             return
         loop = asyncio.get_running_loop()
         done: asyncio.Future[None] = loop.create_future()
-        self._jobs.put(_MoveRow(fast, loop, done))
+        self._jobs.put(_MoveRow(row, loop, done, fence))
         await done
 
     async def finish_game(

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -48,18 +48,45 @@ from ..connection import Connection
 from ..ports import Coordinator, Peer
 from ..store import Fence, Fenced
 from .remote import Item, Outbox, RemoteConn, decode_batch, encode_batch, node_channel
+from .throttle import RedisPassphraseThrottle
 
 if TYPE_CHECKING:
     from ..lobby import Hub
     from ..rooms import Room
 
-#: Renew our lease (1), take it again if Redis lost it (2), or report that
-#: somebody else holds it (0).
+#: For every lease in KEYS (our value for KEYS[i] is ARGV[i + 1], the lease's
+#: length ARGV[1]): renew it (1), take it again if Redis lost it (2), or report
+#: that somebody else holds it (0).  One call renews all of a process's rooms.
 _RENEW = """
-local v = redis.call('GET', KEYS[1])
-if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
-if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 2 end
-return 0
+local out = {}
+for i, key in ipairs(KEYS) do
+  local v = redis.call('GET', key)
+  local mine = ARGV[i + 1]
+  if v == mine then redis.call('PEXPIRE', key, ARGV[1]) out[i] = 1
+  elseif not v then redis.call('SET', key, mine, 'PX', ARGV[1]) out[i] = 2
+  else out[i] = 0 end
+end
+return out
+"""
+#: Append entry ARGV[1] to room ARGV[3]'s inbox (KEYS[1]), numbered by the
+#: room's counter (KEYS[3]), and hand a copy to the room's owner, named by the
+#: lease (KEYS[2], ``<node>:<token>``), on its channel: an owner that has
+#: handled the entry numbered one less takes it from there without reading the
+#: stream; otherwise (a gap, or it has just become the owner) the copy makes it
+#: read the stream.  The entry is appended whoever owns the room: a copy lost
+#: (no owner just now, or an owner changing) costs only time, since an owner
+#: reads every inbox of its rooms when it takes one over and once a second.
+_SEND = """
+local seq = redis.call('INCR', KEYS[3])
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 's', seq, 'd', ARGV[1])
+local v = redis.call('GET', KEYS[2])
+if v then
+  local node = string.match(v, '^(.*):[^:]*$')
+  if node then
+    redis.call('PUBLISH', 'kz:node:' .. node, cjson.encode({{'m', ARGV[3], id, seq, ARGV[1]}}))
+  end
+end
+return id
 """
 #: Replace our value by another (or delete it, when ARGV[2] is empty).
 _SWAP = """
@@ -80,6 +107,17 @@ def inbox_key(code: str) -> str:
     return f"kz:in:{code}"
 
 
+def _stream_id(eid: str) -> tuple[int, int]:
+    """A stream entry id (``<ms>-<n>``) as numbers, to compare two."""
+    ms, _, n = eid.partition("-")
+    return int(ms), int(n or 0)
+
+
+def seq_key(code: str) -> str:
+    """The number of the last entry appended to the room's inbox."""
+    return f"kz:seq:{code}"
+
+
 @dataclass
 class Owned:
     """A room this process owns."""
@@ -89,7 +127,9 @@ class Owned:
     value: str
     #: The last stream id read (handed to the worker, maybe not handled yet).
     read_id: str
-    queue: asyncio.Queue[tuple[str, bytes]] = field(default_factory=asyncio.Queue)
+    #: The number of that entry (None: not known yet, the stream tells).
+    seq: int | None = None
+    queue: asyncio.Queue[tuple[str, bytes | str]] = field(default_factory=asyncio.Queue)
     worker: asyncio.Task[None] | None = None
 
 
@@ -101,16 +141,24 @@ class ClusterNode(Coordinator):
         self.node: str = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
         self.lease = lease
         self.lease_ms = int(lease * 1000)
-        self.redis: Redis = Redis.from_url(
-            url,
-            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
-            retry_on_error=[RedisConnectionError, RedisTimeoutError],
-            socket_connect_timeout=2,
-            socket_timeout=5,
-            health_check_interval=2,
+        # A blocking pool: a burst of requests (a thousand players joining at
+        # once) waits for one of its connections instead of failing with
+        # MaxConnectionsError, which left rooms without a lease.
+        self.redis: Redis = Redis.from_pool(
+            BlockingConnectionPool.from_url(
+                url,
+                max_connections=64,
+                timeout=5,
+                retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
+                retry_on_error=[RedisConnectionError, RedisTimeoutError],
+                socket_connect_timeout=2,
+                socket_timeout=5,
+                health_check_interval=2,
+            )
         )
         self._renew = self.redis.register_script(_RENEW)
         self._swap = self.redis.register_script(_SWAP)
+        self._send = self.redis.register_script(_SEND)
         self.owned: dict[str, Owned] = {}
         #: Sockets of other processes, by (node, their id).
         self.remotes: dict[tuple[str, int], RemoteConn] = {}
@@ -125,6 +173,9 @@ class ClusterNode(Coordinator):
         self._dirty: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
         self._warned: dict[str, float] = {}
+        #: Owned rooms whose inbox has new entries (poked by their senders).
+        self._poked: set[str] = set()
+        self._inbox_ready = asyncio.Event()
 
     # ------------------------------------------------------------ lifecycle
     async def start(self) -> None:
@@ -139,6 +190,7 @@ class ClusterNode(Coordinator):
                 self._warn("cluster_redis_unreachable", error=repr(exc))
                 await asyncio.sleep(0.5)
         self.outbox.start()
+        self._install_throttle()
         loop = asyncio.get_running_loop()
         for coro, name in (
             (self._inbox_loop(), "inbox"),
@@ -167,6 +219,13 @@ class ClusterNode(Coordinator):
             log.warning("cluster_release_failed", error=repr(exc))
         await self.redis.aclose()
 
+    def _install_throttle(self) -> None:
+        """Wrong-passphrase counts in Redis: per address across every process."""
+        config = self.hub.config
+        self.hub.throttle = RedisPassphraseThrottle(
+            self.redis, config.passphrase_backoff, config.passphrase_backoff_cap, warn=self._warn
+        )
+
     def _warn(self, event: str, **fields: Any) -> None:
         """A warning at most once a second per kind (Redis down would flood the log)."""
         now = time.monotonic()
@@ -179,8 +238,11 @@ class ClusterNode(Coordinator):
         fence = Fence(room.code, 1, None, lambda: self._lost_code(room.code))
         room.fence = fence
         value = f"{self.node}:1"
+        fence.valid_until = 0.0  # silent until the lease is surely ours
+        sent = time.monotonic()
         try:
-            await self.redis.set(lease_key(room.code), value, px=self.lease_ms, nx=True)
+            if await self.redis.set(lease_key(room.code), value, px=self.lease_ms, nx=True):
+                fence.valid_until = sent + self.lease
         except RedisError as exc:  # the renew loop takes the lease when Redis is back
             self._warn("cluster_lease_failed", error=repr(exc))
         self._own(room.code, fence, value, "0-0")
@@ -205,7 +267,7 @@ class ClusterNode(Coordinator):
     async def _forget_room(self, code: str, o: Owned | None) -> None:
         try:
             await self.redis.hdel(INFO_KEY, code)
-            await self.redis.delete(inbox_key(code))
+            await self.redis.delete(inbox_key(code), seq_key(code))
             if o is not None:
                 await self._swap(keys=[lease_key(code)], args=[o.value, "", 0])
         except RedisError as exc:
@@ -332,8 +394,9 @@ class ClusterNode(Coordinator):
             "r": code,
             **extra,
         }
-        await self.redis.xadd(
-            inbox_key(code), {"d": json.dumps(data)}, maxlen=10_000, approximate=True
+        await self._send(
+            keys=[inbox_key(code), lease_key(code), seq_key(code)],
+            args=[msgspec.json.encode(data), 10_000, code],
         )
 
     async def _publish(self, batch: dict[str, list[Item]]) -> None:
@@ -353,7 +416,7 @@ class ClusterNode(Coordinator):
         o = Owned(fence, value, read_id)
         self.owned[code] = o
         o.worker = asyncio.get_running_loop().create_task(self._work(code, o), name=f"room-{code}")
-        self.hub.tasks.spawn(self._wake(), "wake")
+        self._poke(code)  # what was sent to the room before it was ours
 
     def _disown(self, code: str) -> Owned | None:
         o = self.owned.pop(code, None)
@@ -361,10 +424,10 @@ class ClusterNode(Coordinator):
             o.worker.cancel()
         return o
 
-    async def _wake(self) -> None:
-        """Interrupt the inbox loop's blocking read so it reads the new room too."""
-        with contextlib.suppress(RedisError):
-            await self.redis.xadd(f"kz:wake:{self.node}", {"w": "1"}, maxlen=10)
+    def _poke(self, code: str) -> None:
+        """Have the inbox loop read room ``code``'s inbox."""
+        self._poked.add(code)
+        self._inbox_ready.set()
 
     async def _take(self, code: str) -> None:
         """Take over a room whose owner is gone."""
@@ -377,9 +440,11 @@ class ClusterNode(Coordinator):
             return
         token, pos, data = claimed
         value = f"{self.node}:{token}"
+        sent = time.monotonic()
         if not await self._swap(keys=[key], args=[pending, value, self.lease_ms]):
             return  # our lease ran out while claiming: somebody else goes on
         fence = Fence(code, token, pos, lambda: self._lost_code(code))
+        fence.valid_until = sent + self.lease
         room = await self.hub.load_room(code, data, fence)
         if room is None:
             self.broken.add(code)
@@ -417,7 +482,7 @@ class ClusterNode(Coordinator):
                 log.error("cluster_entry_failed", room=code, error=repr(exc))
             o.fence.pos = eid
 
-    async def _entry_in(self, code: str, raw: bytes) -> None:
+    async def _entry_in(self, code: str, raw: bytes | str) -> None:
         d = json.loads(raw)
         peer = self._peer(d)
         if peer is None:
@@ -495,28 +560,60 @@ class ClusterNode(Coordinator):
 
     # ------------------------------------------------------------ loops
     async def _inbox_loop(self) -> None:
-        """Read the inboxes of every owned room; each room's worker handles its own."""
-        wake = f"kz:wake:{self.node}"
+        """Read the inboxes of owned rooms that were poked (every owned room's
+        once a second, in case a poke was lost); each room's worker handles its own.
+
+        Why pokes rather than one blocking XREAD of every owned inbox: that read
+        names all of them each time it returns, so its cost grew with the rooms
+        owned times the moves made (a fifth of a busy process's CPU with 250
+        rooms); a poke names the one room that has something new."""
+        swept = time.monotonic()
         while True:
-            streams: dict[Any, Any] = {wake: "$"}
-            for code, o in self.owned.items():
-                streams[inbox_key(code)] = o.read_id
+            if not self._poked:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(max(0.0, swept + 1.0 - time.monotonic())):
+                        await self._inbox_ready.wait()
+            self._inbox_ready.clear()
+            codes, self._poked = self._poked, set()
+            if time.monotonic() - swept >= 1.0:
+                swept = time.monotonic()
+                codes.update(self.owned)
+            streams: dict[Any, Any] = {}
+            for code in codes:
+                o = self.owned.get(code)
+                if o is not None:
+                    streams[inbox_key(code)] = o.read_id
+            if not streams:
+                continue
             try:
-                got: Any = await self.redis.xread(streams, count=500, block=1000)
+                got: Any = await self.redis.xread(streams, count=500)
             except RedisError as exc:
                 self._warn("cluster_inbox_failed", error=repr(exc))
+                self._poked.update(codes)
                 await asyncio.sleep(0.3)
                 continue
             for key, entries in got or []:
-                name = key.decode()
-                if not name.startswith("kz:in:"):
-                    continue
-                owned = self.owned.get(name[6:])
+                code = key.decode()[6:]
+                owned = self.owned.get(code)
                 if owned is None:
                     continue
                 for eid, fields in entries:
-                    owned.read_id = eid.decode()
-                    owned.queue.put_nowait((owned.read_id, fields[b"d"]))
+                    seq = fields.get(b"s")
+                    self._take_entry(
+                        owned, eid.decode(), None if seq is None else int(seq), fields[b"d"]
+                    )
+                if len(entries) == 500:  # more to come
+                    self._poked.add(code)
+
+    @staticmethod
+    def _take_entry(o: Owned, eid: str, seq: int | None, data: bytes | str) -> None:
+        """Hand an inbox entry to the room's worker, unless it was handed already
+        (an entry may come both as a copy on the channel and from the stream;
+        stream ids only grow, while the numbers start again if Redis restarts)."""
+        if _stream_id(eid) <= _stream_id(o.read_id):
+            return
+        o.seq, o.read_id = seq, eid
+        o.queue.put_nowait((eid, data))
 
     async def _edge_loop(self) -> None:
         """Receive frames and controls for this process's sockets."""
@@ -531,8 +628,10 @@ class ClusterNode(Coordinator):
                     if msg is None:
                         continue
                     if msg["type"] == "subscribe":
-                        if not first:  # frames may have been lost meanwhile: resync
+                        if not first:  # frames and pokes may have been lost meanwhile
                             self._reattach_all()
+                            for code in self.owned:
+                                self._poke(code)
                         first = False
                     elif msg["type"] == "message":
                         for item in decode_batch(msg["data"]):
@@ -545,8 +644,18 @@ class ClusterNode(Coordinator):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
 
     def _deliver(self, item: Item) -> None:
-        kind, cid = item[0], int(item[1])
-        conn = self.local.get(cid)
+        kind = item[0]
+        if kind == "m":  # a copy of an inbox entry of a room (node.py ``_SEND``)
+            code, eid, seq, data = item[1], item[2], int(item[3]), item[4]
+            o = self.owned.get(code)
+            if o is None:
+                return
+            if o.seq is not None and seq == o.seq + 1:
+                self._take_entry(o, eid, seq, data)
+            elif _stream_id(eid) > _stream_id(o.read_id):  # a gap, or we are not sure
+                self._poke(code)
+            return
+        conn = self.local.get(int(item[1]))
         if conn is None:
             return
         if kind == "f":
@@ -585,13 +694,12 @@ class ClusterNode(Coordinator):
             items = list(self.owned.items())
             if not items:
                 continue
+            sent = time.monotonic()
             try:
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    for code, o in items:
-                        await self._renew(
-                            keys=[lease_key(code)], args=[o.value, self.lease_ms], client=pipe
-                        )
-                    results = await pipe.execute()
+                results = await self._renew(
+                    keys=[lease_key(code) for code, _ in items],
+                    args=[self.lease_ms, *(o.value for _, o in items)],
+                )
             except RedisError as exc:
                 self._warn("cluster_renew_failed", error=repr(exc))
                 continue
@@ -600,10 +708,25 @@ class ClusterNode(Coordinator):
                     continue
                 if res == 0:
                     self._lost_code(code)
-                elif res == 2:  # Redis restarted empty: the lobby list lost the room too
+                    continue
+                quiet = o.fence.stale(sent)
+                o.fence.valid_until = sent + self.lease
+                if quiet:  # it went quiet while unsure of its lease: catch up
+                    self._resync(code)
+                if res == 2:  # Redis restarted empty: the lobby list lost the room too
                     log.event("lease_retaken", room=code, node=self.node)
                     self._dirty.add(code)
                     self.outbox.poke()
+
+    def _resync(self, code: str) -> None:
+        """Send everyone in the room the whole table again (frames were held
+        back while this process could not be sure it still owned the room)."""
+        room = self.hub.rooms.get(code)
+        if room is None or room.closed:
+            return
+        log.event("room_resync", room=code, node=self.node)
+        for pl in room.watchers():
+            room.resync(pl)
 
     async def _scan_loop(self) -> None:
         """Adopt rooms that nobody owns (their owner died, or shut down)."""

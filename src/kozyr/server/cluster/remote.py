@@ -25,7 +25,9 @@ _ids = itertools.count(-1, -1)
 
 #: One item on a process channel: ("f", conn, text) a frame for local socket
 #: ``conn``; ("x", conn, code, reason) close it; ("w", conn, room) the player
-#: on it is now in ``room`` (None: in no room of another process).
+#: on it is now in ``room`` (None: in no room of another process); ("m", room,
+#: id, number, entry) a copy of an entry just appended to ``room``'s inbox
+#: (published by the sender's script, node.py ``_SEND``, to the room's owner).
 Item = list[Any]
 
 
