@@ -67,62 +67,38 @@ class _Writer(logging.Handler):
 
     Why batches: a busy server logs a ``move`` line for every move; waking a
     thread per line (as a QueueListener does) and writing each line with its own
-    ``write`` costs more than formatting it.  A record wakes the thread only when
-    the thread is idle, so the first line after a quiet moment is written at
-    once; while lines keep coming the thread does not wait to be woken but looks
-    for new ones every ``BUSY_POLL`` seconds (a line is out within that long:
-    tests and operators read the log as things happen, and a ``kill -9`` loses
-    only that much), and goes idle after a look that found none.  Whatever
-    accumulated is written with one ``write``.
+    ``write`` costs more than formatting it.  Only the first record after the
+    thread went idle wakes it; whatever accumulated while it worked is written
+    with one ``write``.  The thread does not wait for a batch to fill: a line is
+    out within moments (tests and operators read the log as things happen, and
+    a ``kill -9`` loses only what was not yet written).
     """
-
-    #: How often a busy writer looks for new lines (their longest wait).
-    BUSY_POLL = 0.01
 
     def __init__(self, stream: IO[str]) -> None:
         super().__init__()
         self.stream = stream
         self._pending: deque[logging.LogRecord] = deque()
         self._wake = threading.Event()
-        #: The thread waits for ``_wake`` (else it polls on its own).
-        self._idle = True
         self._stopping = False
         self._write_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="kozyr-log", daemon=True)
         self._thread.start()
 
     def emit(self, record: logging.LogRecord) -> None:
-        # deque.append is atomic; only a record that finds the thread idle wakes it.
-        self._pending.append(record)
+        # deque.append is atomic; only the first record of a batch wakes the thread.
+        pending = self._pending
+        pending.append(record)
         if self._stopping:  # after flush(): write at once, nothing is lost
             self._write_pending()
-        elif self._idle:
-            self._idle = False
+        elif len(pending) == 1:
             self._wake.set()
 
     def _run(self) -> None:
         while not self._stopping:
             self._wake.wait()
             self._wake.clear()
-            while not self._stopping:
-                self._write_pending()
-                time.sleep(self.BUSY_POLL)
-                if self._pending:
-                    continue
-                # Idle from here on, then look once more: a record appended just
-                # before ``_idle`` was set did not wake the thread.
-                self._idle = True
-                if not self._pending or not self._claim():
-                    break
+            self._write_pending()
         self._write_pending()
-
-    def _claim(self) -> bool:
-        """Stay busy after all (records came as the thread went idle), unless a
-        record's ``emit`` has set ``_wake`` already (the next wait returns)."""
-        if self._wake.is_set():
-            return False
-        self._idle = False
-        return True
 
     def _write_pending(self) -> None:
         with self._write_lock:
