@@ -230,7 +230,8 @@ async def _seat_loop(
 
     while not flags.stopping:
         try:
-            raw = await asyncio.wait_for(ws.recv(), 0.5)
+            async with asyncio.timeout(0.5):  # no task per message, unlike wait_for
+                raw = await ws.recv()
         except TimeoutError:
             continue
         now = time.perf_counter()

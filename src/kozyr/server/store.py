@@ -183,7 +183,7 @@ class Fenced(Exception):
 class Fence:
     """What a room's writes carry in cluster mode: its code, the owner's fencing
     token, and the inbox position applied so far.  Every write checks the token
-    in the same transaction (:func:`_check_fence`); ``on_refused`` runs on the
+    in the same transaction (:meth:`Store.check_fence`); ``on_refused`` runs on the
     event loop when a write that nobody awaits (``save_room``) is refused."""
 
     __slots__ = ("code", "loop", "on_refused", "pos", "token", "valid_until")
@@ -214,22 +214,6 @@ class Fence:
     def refused(self) -> None:
         if self.on_refused is not None and self.loop is not None:
             self.loop.call_soon_threadsafe(self.on_refused)
-
-
-def _check_fence(conn: Connection, fence: Fence) -> None:
-    """Raise :class:`Fenced` unless ``fence`` holds the room's highest token.
-
-    The UPDATE locks the row until the transaction ends, so a takeover's bump
-    of the token (:meth:`Store.claim_room`) and this write are serialised: a
-    write either commits before the takeover or is refused after it."""
-    values: dict[str, Any] = {"fence": fence.token}
-    if fence.pos is not None:
-        values["inbox_pos"] = fence.pos
-    done = conn.execute(
-        update(rooms).where(rooms.c.code == fence.code, rooms.c.fence <= fence.token).values(values)
-    )
-    if not done.rowcount:
-        raise Fenced(f"room {fence.code}: token {fence.token} is not the newest")
 
 
 def _seated(data: dict[str, Any]) -> list[str]:
@@ -426,7 +410,7 @@ class Store:
         self._conn: Connection | None = None
         dialect = self.engine.dialect
         self._insert_move = _DriverSQL(insert(moves), dialect)
-        # The fence check of a move (see _check_fence), with and without the inbox position.
+        # The fence check (see check_fence), with and without the inbox position.
         fenced = update(rooms).where(
             rooms.c.code == bindparam("f_code"), rooms.c.fence <= bindparam("f_token")
         )
@@ -498,7 +482,7 @@ class Store:
                 for job in batch:
                     if isinstance(job, _MoveRow):
                         if job.fence is not None:
-                            _check_fence(conn, job.fence)
+                            self.check_fence(conn, job.fence)
                         rows.append(job.row)
                         out.append(None)
                     else:
@@ -584,6 +568,16 @@ class Store:
                 error = Fenced(f"room {job.fence.code}: token {job.fence.token} is not the newest")
                 log.warning("write_fenced", error=str(error))
                 self._answer([job], None, error)
+
+    def check_fence(self, conn: Connection, fence: Fence) -> None:
+        """Raise :class:`Fenced` unless ``fence`` holds the room's highest token
+        (and record the inbox position handled so far).
+
+        The UPDATE locks the row until the transaction ends, so a takeover's bump
+        of the token (:meth:`claim_room`) and this write are serialised: a write
+        either commits before the takeover or is refused after it."""
+        if conn.exec_driver_sql(*self._fence_statement(fence)).rowcount != 1:
+            raise Fenced(f"room {fence.code}: token {fence.token} is not the newest")
 
     def _fence_statement(self, fence: Fence) -> tuple[str, tuple[Any, ...] | dict[str, Any]]:
         values = {"f_code": fence.code, "f_token": fence.token, "f_pos": fence.pos}
@@ -781,7 +775,7 @@ class Store:
 
         def job(conn: Connection) -> int:
             if fence is not None:
-                _check_fence(conn, fence)
+                self.check_fence(conn, fence)
             res = conn.execute(
                 insert(games).values(
                     room=room,
@@ -828,7 +822,7 @@ class Store:
 
         def job(conn: Connection) -> None:
             if fence is not None:
-                _check_fence(conn, fence)
+                self.check_fence(conn, fence)
             conn.execute(
                 update(games)
                 .where(games.c.id == game_id)
@@ -846,7 +840,7 @@ class Store:
     async def abandon_game(self, game_id: int, fence: Fence | None = None) -> None:
         def job(conn: Connection) -> None:
             if fence is not None:
-                _check_fence(conn, fence)
+                self.check_fence(conn, fence)
             conn.execute(
                 update(games)
                 .where(games.c.id == game_id, games.c.status == "playing")
