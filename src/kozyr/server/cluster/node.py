@@ -483,7 +483,7 @@ class ClusterNode(Coordinator):
             o.fence.pos = eid
 
     async def _entry_in(self, code: str, raw: bytes | str) -> None:
-        d = json.loads(raw)
+        d = msgspec.json.decode(raw)
         peer = self._peer(d)
         if peer is None:
             return
