@@ -377,13 +377,25 @@ def test_fencing_refuses_a_former_owners_writes(tmp_path: Path) -> None:
 def test_a_refused_fence_loses_only_its_own_moves_in_a_batch(tmp_path: Path) -> None:
     """Moves of several rooms committed together (the store's group commit):
     the room whose owner lost it gets ``Fenced`` and nothing stored, the
-    others are stored, and each room's inbox position is kept with its moves."""
+    others are stored, and each room's inbox position is kept with its moves.
+    SQLite here (a fence check per room, then the rows)."""
+    _refused_fence_in_a_batch(f"sqlite:///{tmp_path / 'b.db'}")
+
+
+def test_a_refused_fence_loses_only_its_own_moves_in_a_batch_on_postgres(pg: PgCluster) -> None:
+    """The same on PostgreSQL, where each fenced move is one statement (the
+    fence check and the row together)."""
+    _db, url = pg.fresh_database("kozyr_fence_batch")
+    _refused_fence_in_a_batch(url)
+
+
+def _refused_fence_in_a_batch(url: str) -> None:
     import threading
 
     from kozyr.server.store import Fence, Fenced, Store
 
     async def scenario() -> None:
-        store = Store(f"sqlite:///{tmp_path / 'b.db'}")
+        store = Store(url)
         store.start()
         try:
             mine, lost = Fence("mine", 1, "5-0"), Fence("lost", 1, "7-0")
