@@ -9,15 +9,16 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import psycopg  # a dev dependency (pip install -e '.[dev]')
 
 from kozyr.server.localcluster import LocalPostgres, LocalRedis, MissingBinary
 
-from .harness import ServerProcess, http
+from .harness import ServerProcess, http, run
 
 PASSWORD = "s3cret-pw"  # trust auth ignores it; the server must not log it
 
@@ -182,6 +183,16 @@ class Cluster:
                 return owners[0]
             time.sleep(0.05)
         raise AssertionError(f"no single owner of {code}: {self.owners(code)}")
+
+    def play(self, scenario: Coroutine[Any, Any, None], logs: Path) -> None:
+        """Run ``scenario`` on this private cluster, stop it whatever happens
+        (every log kept in ``logs`` for a failure), then check the logs."""
+        try:
+            run(scenario)
+        finally:
+            self.stop()
+            self.dump(logs)
+        self.check_logs()
 
     def check_logs(self) -> None:
         for s in self.servers:

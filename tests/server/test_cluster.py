@@ -210,12 +210,7 @@ def test_owner_killed_another_process_takes_over(
             await c.close()
         print(f"takeover after kill -9: {took:.2f} s")
 
-    try:
-        run(scenario())
-    finally:
-        cluster.stop()
-        cluster.dump(tmp_path / "cluster.log")
-    cluster.check_logs()
+    cluster.play(scenario(), tmp_path / "cluster.log")
     assert any(s.events("room_adopted") for s in cluster.servers[1:])
 
 
@@ -286,12 +281,7 @@ def test_stalled_owner_cannot_write_after_its_lease(
         for c in (anna, boris):
             await c.close()
 
-    try:
-        run(scenario())
-    finally:
-        cluster.stop()
-        cluster.dump(tmp_path / "cluster.log")
-    cluster.check_logs()
+    cluster.play(scenario(), tmp_path / "cluster.log")
 
 
 def test_redis_restarted_mid_game_play_continues(

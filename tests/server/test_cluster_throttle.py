@@ -16,7 +16,7 @@ from kozyr.server.cluster.throttle import RedisPassphraseThrottle
 from kozyr.server.localcluster import free_port
 from kozyr.server.protocol import ProtocolError
 
-from .harness import Client, run
+from .harness import Client
 from .services import Cluster, PgCluster, RedisServer
 from .test_hardening import _client_from
 from .test_units import Clock, passphrase_backoff_table
@@ -130,11 +130,6 @@ def test_guesses_count_per_address_across_processes(
         for c in (host_a, host_b, on_a, on_b, friend):
             await c.close()
 
-    try:
-        run(scenario())
-    finally:
-        cluster.stop()
-        cluster.dump(tmp_path / "cluster.log")
-    cluster.check_logs()
+    cluster.play(scenario(), tmp_path / "cluster.log")
     for s in cluster.servers:
         assert not s.events("cluster_throttle_failed"), s.events("cluster_throttle_failed")
