@@ -145,6 +145,14 @@ def make_move(page: Any, n: int) -> str:
 
     Every third turn the player says Done/Pass when allowed, so rounds end."""
     before = version(page)
+    kind = send_move(page, n)
+    if kind != "none":
+        wait_new_version(page, before)
+    return kind
+
+
+def send_move(page: Any, n: int) -> str:
+    """The clicks of :func:`make_move`, without waiting for the move to be applied."""
     choices = page.locator(SELECTION_MOVES)
     cards = page.locator("#hand .hcard.playable")
     passing = page.locator('#actions [data-action="pass"]')
@@ -178,7 +186,6 @@ def make_move(page: Any, n: int) -> str:
             actions = page.inner_html("#actions")
             raise AssertionError("my turn, but nothing to click: " + actions) from stuck
         return "none"
-    wait_new_version(page, before)
     return kind
 
 

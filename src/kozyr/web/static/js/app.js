@@ -1103,6 +1103,7 @@ async function afterWelcome(msg) {
 
 function handleError(msg, conn) {
   if (msg.code === "replaced") return;
+  if (msg.retrying) return; // unavailable: net.js sends it again shortly
   if (msg.ref === "move" || msg.code === "stale_version" || msg.code === "not_your_turn" || msg.code === "illegal_move") {
     table.moveRefused();
     S.autoSentAt = null;

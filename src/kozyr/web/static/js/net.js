@@ -3,8 +3,14 @@
 // A Conn says hello (with its token when it has one), keeps the token the
 // server hands out, queues messages until the welcome arrives, and reconnects
 // with the same token after a drop, which gives the seat back and a resync.
+// A message answered `unavailable` (cluster mode: the room is changing server)
+// is sent again after the `retry_after` the server names, a few times, as
+// docs/protocol.md asks; the app hears of the error marked `retrying`.
 
 export const PROTOCOL = 1;
+
+/** How many times a message answered `unavailable` is sent again. */
+export const UNAVAILABLE_TRIES = 5;
 
 export function wsUrl() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -35,6 +41,8 @@ export class Conn {
     this.timer = null;
     this.welcomeWaiters = [];
     this.waiters = [];
+    /** The last message sent of each type, and how often it was sent again. */
+    this.sent = new Map();
   }
 
   /** A promise of the next message that ``pred`` accepts (a type name or a function). */
@@ -89,6 +97,8 @@ export class Conn {
       } else if (msg.type === "error" && msg.code === "bad_name" && !this.ready) {
         // A stored name the server refuses: fall back to a safe one.
         this.name = "Player";
+      } else if (msg.type === "error" && msg.code === "unavailable") {
+        msg.retrying = this.retryLater(msg);
       }
       this.onMessage(msg, this);
       for (const w of this.waiters.filter((x) => x.test(msg))) {
@@ -111,8 +121,29 @@ export class Conn {
     return new Promise((resolve) => this.welcomeWaiters.push(resolve));
   }
 
+  /**
+   * Send again, after `retry_after` seconds, the message an `unavailable`
+   * answers (named by its `ref`), unless another of its type was sent since
+   * or it was tried often enough. True if it will be sent again.
+   */
+  retryLater(error) {
+    const last = this.sent.get(error.ref);
+    if (!last || last.tries >= UNAVAILABLE_TRIES) return false;
+    last.tries += 1;
+    const delay = Math.max(0.1, Number(error.retry_after) || 1) * 1000;
+    setTimeout(() => {
+      if (this.sent.get(error.ref) === last && !this.stopped) this.transmit(last.msg);
+    }, delay);
+    return true;
+  }
+
   /** Send now, or as soon as the server has welcomed us. */
   send(msg) {
+    this.sent.set(msg.type, { msg, tries: 0 });
+    this.transmit(msg);
+  }
+
+  transmit(msg) {
     if (this.ready && this.ws && this.ws.readyState === WebSocket.OPEN) {
       this.ws.send(JSON.stringify(msg));
     } else {
