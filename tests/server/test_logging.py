@@ -4,9 +4,11 @@ our writer is the one handler."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
+from pathlib import Path
 
 from kozyr.server import logging as log
 
@@ -86,3 +88,38 @@ def test_an_added_handler_still_gets_every_event_as_a_log_record() -> None:
     finally:
         logging.getLogger().removeHandler(keep)
         log.configure("info")
+
+
+def test_lines_logged_on_an_event_loop_to_a_file_are_written_by_the_loop(tmp_path: Path) -> None:
+    """A regular file: the loop writes its own lines right after the callback
+    that logged them (no writer thread woken per move); lines of other threads
+    still go through the writer thread, and the order of the file is the order
+    of logging."""
+    path = tmp_path / "server.log"
+    with path.open("w") as stream:
+        log.configure("info", stream)
+        writer = log._writer
+        assert writer is not None and writer._on_loop
+
+        async def scenario() -> None:
+            log.event("move", n=0)
+            log.event("move", n=1)
+            assert not writer._wake.is_set()  # the thread was not woken
+            assert path.read_text() == ""  # not yet: after this callback
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            assert [json.loads(x)["n"] for x in path.read_text().splitlines()] == [0, 1]
+            # Another thread's line: the writer thread writes it.
+            await asyncio.to_thread(log.event, "from_thread", n=2)
+            deadline = time.monotonic() + 5
+            while "from_thread" not in path.read_text() and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)
+            log.event("move", n=3)
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+
+        try:
+            asyncio.run(scenario())
+            assert [json.loads(x)["n"] for x in path.read_text().splitlines()] == [0, 1, 2, 3]
+        finally:
+            log.configure("info")  # back to stderr for the other tests
