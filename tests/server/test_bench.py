@@ -25,6 +25,7 @@ def test_bench_server_reports_cpu_per_move() -> None:
     assert figures["server_moves"] > 0
     # Every move the server applied costs some CPU, and far less than a second.
     assert 0 < figures["server_cpu_ms_per_move"] < 1000
+    assert 0 <= figures["server_system_ms_per_move"] <= figures["server_cpu_ms_per_move"]
     assert figures["errors"] == {}
 
 

@@ -351,9 +351,15 @@ def _raise_nofile() -> None:
 
 
 def _cpu_seconds(pid: int) -> float:
+    return sum(_cpu_split(pid))
+
+
+def _cpu_split(pid: int) -> tuple[float, float]:
+    """(user, system) seconds of a process, every thread (``/proc/PID/stat``)."""
     with open(f"/proc/{pid}/stat", encoding="ascii") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def _run_queue_seconds(pid: int) -> float:
@@ -540,6 +546,8 @@ class _Sample:
 
     moves: int
     servers: float | None
+    #: The kernel's part of ``servers`` (system time: sockets, mostly).
+    servers_system: float | None
     wait: float | None
     redis: float | None
     pg: float | None
@@ -553,6 +561,7 @@ class _Sample:
         return cls(
             moves=_health_sum(bases, "moves"),
             servers=sum(_cpu_seconds(p) for p in procs) if procs else None,
+            servers_system=sum(_cpu_split(p)[1] for p in procs) if procs else None,
             wait=sum(_run_queue_seconds(p) for p in procs) if procs else None,
             redis=_cpu_seconds(redis.pid) if redis is not None and redis.pid else None,
             pg=_tree_cpu_seconds(pg_pid) if pg_pid is not None else None,
@@ -675,6 +684,9 @@ def _run(args: argparse.Namespace, servers: _Servers) -> int:
         "server_cpu_wait_percent": _percent(before.wait, after.wait, window),
         "server_moves": server_moves,
         "server_cpu_ms_per_move": _per_move(before.servers, after.servers, server_moves),
+        "server_system_ms_per_move": _per_move(
+            before.servers_system, after.servers_system, server_moves
+        ),
         "redis_cpu_percent": _percent(before.redis, after.redis, window),
         "redis_cpu_ms_per_move": _per_move(before.redis, after.redis, server_moves),
         "postgres_cpu_percent": _percent(before.pg, after.pg, window),
@@ -730,7 +742,8 @@ def _print(figures: dict[str, Any], args: argparse.Namespace, setup: float) -> N
     if figures["server_cpu_ms_per_move"] is not None:
         print(
             f"  server CPU/move:   {figures['server_cpu_ms_per_move']} ms "
-            f"({figures['server_moves']} moves applied by the server"
+            f"(of which the kernel {figures['server_system_ms_per_move']} ms; "
+            f"{figures['server_moves']} moves applied by the server"
             f"{'s' if n > 1 else ''} in the window)"
         )
     for name, key in (("Redis", "redis"), ("PostgreSQL", "postgres")):
