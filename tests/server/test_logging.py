@@ -118,8 +118,22 @@ def test_lines_logged_on_an_event_loop_to_a_file_are_written_by_the_loop(tmp_pat
             await asyncio.sleep(0)
             await asyncio.sleep(0)
 
+        async def next_loop() -> None:
+            log.event("move", n=5)
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+
         try:
             asyncio.run(scenario())
             assert [json.loads(x)["n"] for x in path.read_text().splitlines()] == [0, 1, 2, 3]
+            loop = asyncio.new_event_loop()
+            try:  # a loop that stops right after logging: its write never runs
+                loop.call_soon(lambda: (log.event("move", n=4), loop.stop()))
+                loop.run_forever()
+            finally:
+                loop.close()
+            assert len(path.read_text().splitlines()) == 4
+            asyncio.run(next_loop())  # another loop writes what the stopped one left
+            assert [json.loads(x)["n"] for x in path.read_text().splitlines()] == list(range(6))
         finally:
             log.configure("info")  # back to stderr for the other tests

@@ -97,6 +97,8 @@ class _Writer(logging.Handler):
         self._thread.start()
         #: Lines logged on an event loop may be written by the loop (regular files).
         self._on_loop = _is_regular_file(stream)
+        #: The loop that has a write of the pending lines scheduled, if any.
+        self._flush_loop: asyncio.AbstractEventLoop | None = None
 
     def emit(self, record: logging.LogRecord) -> None:
         # deque.append is atomic; only the first record of a batch wakes the
@@ -105,12 +107,19 @@ class _Writer(logging.Handler):
         pending.append(record)
         if self._stopping:  # after flush(): write at once, nothing is lost
             self._write_pending()
-        elif len(pending) == 1:
-            loop = asyncio._get_running_loop() if self._on_loop else None
-            if loop is not None:
-                loop.call_soon(self._write_pending)
-            else:
+        elif self._on_loop:
+            loop = asyncio._get_running_loop()
+            if loop is None:  # another thread's line (rare): the writer thread
                 self._wake.set()
+            elif self._flush_loop is not loop:  # (a loop that stopped never wrote)
+                self._flush_loop = loop
+                loop.call_soon(self._flush_from_loop)
+        elif len(pending) == 1:
+            self._wake.set()
+
+    def _flush_from_loop(self) -> None:
+        self._flush_loop = None
+        self._write_pending()
 
     def _run(self) -> None:
         while not self._stopping:
