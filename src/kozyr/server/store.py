@@ -410,14 +410,16 @@ class Store:
         self._conn: Connection | None = None
         dialect = self.engine.dialect
         self._insert_move = _DriverSQL(insert(moves), dialect)
-        # The fence check (see check_fence), with and without the inbox position.
-        fenced = update(rooms).where(
-            rooms.c.code == bindparam("f_code"), rooms.c.fence <= bindparam("f_token")
+        # The fence check (see check_fence); the inbox position kept when None.
+        self._fence = _DriverSQL(
+            update(rooms)
+            .where(rooms.c.code == bindparam("f_code"), rooms.c.fence <= bindparam("f_token"))
+            .values(
+                fence=bindparam("f_token"),
+                inbox_pos=func.coalesce(bindparam("f_pos", type_=String), rooms.c.inbox_pos),
+            ),
+            dialect,
         )
-        self._fence_pos = _DriverSQL(
-            fenced.values(fence=bindparam("f_token"), inbox_pos=bindparam("f_pos")), dialect
-        )
-        self._fence_only = _DriverSQL(fenced.values(fence=bindparam("f_token")), dialect)
         self._open_codes = _DriverSQL(
             select(rooms.c.code).where(rooms.c.closed.is_(False)), dialect
         )
@@ -604,16 +606,13 @@ class Store:
                 rows.append(job.row)
             elif id(fence) not in refused:
                 assert isinstance(job.row, dict)
-                values = {"f_code": fence.code, "f_token": fence.token, "f_pos": fence.pos}
-                cur.execute(self._fenced_move, {**job.row, **values})
+                cur.execute(self._fenced_move, {**job.row, **_fence_values(fence)})
                 if cur.rowcount != 1:
                     refused.add(id(fence))
         return rows
 
     def _fence_statement(self, fence: Fence) -> tuple[str, tuple[Any, ...] | dict[str, Any]]:
-        values = {"f_code": fence.code, "f_token": fence.token, "f_pos": fence.pos}
-        sql = self._fence_only if fence.pos is None else self._fence_pos
-        return sql.sql, sql.params(values)
+        return self._fence.sql, self._fence.params(_fence_values(fence))
 
     def _discard_connection(self) -> None:
         """After an error the connection may be broken: open a new one next time."""
@@ -934,6 +933,11 @@ class Store:
             entry["games"] += n
             entry[outcome] = entry.get(outcome, 0) + n
         return dict(sorted(out.items()))
+
+
+def _fence_values(fence: Fence) -> dict[str, Any]:
+    """The parameters of a fence check (``f_code``, ``f_token``, ``f_pos``)."""
+    return {"f_code": fence.code, "f_token": fence.token, "f_pos": fence.pos}
 
 
 def _refused_callback(fut: Future[Any], fence: Fence) -> None:
