@@ -558,10 +558,11 @@ class _Sample:
         procs = [p.pid for p in servers.procs]
         redis, pg = servers.redis, servers.pg
         pg_pid = pg.postmaster_pid() if pg is not None else None
+        split = [_cpu_split(p) for p in procs]  # (user, system) of each server
         return cls(
             moves=_health_sum(bases, "moves"),
-            servers=sum(_cpu_seconds(p) for p in procs) if procs else None,
-            servers_system=sum(_cpu_split(p)[1] for p in procs) if procs else None,
+            servers=sum(u + s for u, s in split) if procs else None,
+            servers_system=sum(s for _u, s in split) if procs else None,
             wait=sum(_run_queue_seconds(p) for p in procs) if procs else None,
             redis=_cpu_seconds(redis.pid) if redis is not None and redis.pid else None,
             pg=_tree_cpu_seconds(pg_pid) if pg_pid is not None else None,
