@@ -89,6 +89,10 @@ def wire_of(send: Any) -> Any | None:
     return wire
 
 
+#: The opcodes websockets' ``Frame.parse`` accepts.
+_OPCODES = frozenset(int(opcode) for opcode in Opcode)
+
+
 def _frame_end(data: bytes, pos: int, limit: int) -> int:
     """Where the client frame that starts at ``data[pos]`` ends (RFC 6455 5.2):
     past ``len(data)`` while it is incomplete (by one when even its header is);
@@ -109,10 +113,6 @@ def _frame_end(data: bytes, pos: int, limit: int) -> int:
     if length > limit:
         return -1
     return start + 4 + length
-
-
-#: The opcodes websockets' ``Frame.parse`` accepts.
-_OPCODES = frozenset(int(opcode) for opcode in Opcode)
 
 
 def _frame_limit(conn: ServerProtocol) -> int | None:
@@ -169,7 +169,9 @@ class WireProtocol(WebSocketsSansIOProtocol):
 
     def _receive_request(self, data: bytes) -> None:
         """uvicorn's ``data_received`` while the HTTP request arrives; frames
-        may be split later only if nothing followed the request."""
+        may be split later only if nothing followed the request (under
+        ``kozyr serve`` nothing does: uvicorn's HTTP layer hands over the
+        request alone)."""
         conn = self.conn
         conn.receive_data(data)
         if conn.parser_exc is not None:
@@ -229,7 +231,7 @@ class WireProtocol(WebSocketsSansIOProtocol):
             try:
                 payload.decode()
             except UnicodeDecodeError:
-                return False  # websockets' path closes with 1007
+                return False  # uvicorn's path closes with 1007
         self.curr_msg_data_type = "text"
         self.frames = [payload]
         self.send_receive_event_to_app()
