@@ -277,8 +277,13 @@ def test_random_play_terminates(rules: Rules, seed: int, pseed: int, style: str)
     assert all(state.hands[p] for p in holders), "a seat still in holds no cards"
     assert not state.stock and not state.att and not state.dfn
     if result.draw:
-        assert holders == [] and result.team == () and not result.pogony
-        assert result.to_json() == {"draw": True}
+        assert result.team == () and not result.pogony
+        if result.repetition:  # rule 9: the seats still holding cards share the draw
+            assert rules.repetition_draw and len(holders) >= 2
+            assert result.to_json() == {"draw": True, "repetition": True}
+        else:
+            assert holders == []
+            assert result.to_json() == {"draw": True}
     else:
         assert result.durak in holders
         assert state.hands[result.durak]

@@ -16,7 +16,7 @@ from kozyr.engine.cards import card_str, cards_of, deck_mask
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import PHASE_NAMES, GameState
-from kozyr.engine.view import View, state_from_view, view_of
+from kozyr.engine.view import View, legal_of, state_from_view, view_json, view_of
 
 from .strategies import (
     OVER,
@@ -111,6 +111,9 @@ def check_views(s: GameState, exp: Exposure) -> None:
         assert v.hand_counts == tuple(h.bit_count() for h in s.hands)
         assert v.deck_count == len(s.stock) and v.discard == s.discard
         assert v.table == tuple(zip(s.att, s.dfn, strict=True))
+        # The server's shortcut to the JSON (no View built) says the same, in order.
+        assert list(view_json(s, seat).items()) == list(v.to_json().items())
+        assert legal_of(s, seat) == v.legal
         if s.rules.cheating:  # accusations (and last-call passes) out of turn
             assert v.legal == tuple(s.legal_actions_for(seat))
         else:

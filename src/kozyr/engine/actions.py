@@ -53,6 +53,9 @@ _NAMES: Final[dict[Kind, str]] = {
     Kind.ACCUSE: "accuse",
 }
 _KINDS: Final[dict[str, Kind]] = {name: kind for kind, name in _NAMES.items()}
+#: The names by value: ``Kind(value)`` is a slow Python call, and to_json runs for
+#: every legal action of every frame a server sends.
+_NAME_OF_VALUE: Final[tuple[str, ...]] = tuple(_NAMES[kind] for kind in sorted(Kind))
 _WITH_CARD_LIST: Final = (Kind.ATTACK, Kind.THROW, Kind.TRANSFER)
 _WITH_ONE_CARD: Final = (Kind.DEFEND, Kind.SHOW_TRUMP, Kind.ACCUSE)
 
@@ -71,7 +74,7 @@ class Action(NamedTuple):
     target: int = -1
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"seat": self.seat, "type": _NAMES[Kind(self.kind)]}
+        out: dict[str, Any] = {"seat": self.seat, "type": _NAME_OF_VALUE[self.kind]}
         if self.kind in _WITH_CARD_LIST:
             out["cards"] = [card_str(c) for c in cards_of(self.cards)]
         elif self.kind in _WITH_ONE_CARD:

@@ -12,6 +12,7 @@ play them), and the history: every action played so far.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,48 +118,127 @@ class View:
         return deck_mask(self.rules.deck) & ~seen
 
     def to_json(self) -> dict[str, Any]:
-        over = self.phase == OVER
-        return {
-            "seat": self.seat,
-            "hand": [card_str(c) for c in cards_of(self.hand)],
-            "hand_counts": list(self.hand_counts),
-            "known": [[card_str(c) for c in cards_of(k)] for k in self.known],
-            "deck": self.deck_count,
-            "trump": card_str(self.trump),
-            "trump_holder": self.trump_holder,
-            "table": [
-                {"attack": card_str(a), "defense": card_str(d) if d >= 0 else None}
-                for a, d in self.table
-            ],
-            "discard": self.discard.bit_count(),
-            "discarded": [card_str(c) for c in cards_of(self.discard)],
-            "attacker": None if over else self.attacker,
-            "defender": None if over else self.defender,
-            "round_attacker": None if over else self.round_attacker,
-            "to_move": self.to_move,
-            "phase": PHASE_NAMES[self.phase],
-            "limit": None if over else self.limit,
-            "taking": self.taking,
-            "out": list(self.out),
-            "result": self.result.to_json() if self.result else None,
-        } | (
-            cheating_json(self.marked, self.cleared, self.pending, self.plays)
-            if self.rules.cheating
-            else {}
+        return _json_of(
+            self.seat,
+            self.hand,
+            self.hand_counts,
+            self.known,
+            self.deck_count,
+            self.trump,
+            self.trump_holder,
+            self.table,
+            self.discard,
+            self.phase,
+            self.attacker,
+            self.defender,
+            self.round_attacker,
+            self.to_move,
+            self.limit,
+            self.taking,
+            self.out,
+            self.result,
+            self.marked,
+            self.cleared,
+            self.pending,
+            self.plays if self.rules.cheating else None,
         )
+
+
+def view_json(state: GameState, seat: int) -> dict[str, Any]:
+    """``view_of(state, seat).to_json()`` without building the :class:`View`.
+
+    Why: a server sends this JSON after every move and needs nothing else of
+    the view; the dataclass of 30 fields was most of the cost (docs/performance.md).
+    Both go through :func:`_json_of`, so they cannot drift apart."""
+    if not 0 <= seat < state.n:
+        raise ValueError(f"there is no seat {seat} at a {state.n}-player table")
+    return _json_of(
+        seat,
+        state.hands[seat],
+        state.hand_counts(),
+        state.known,
+        len(state.stock),
+        state.trump,
+        state.trump_holder,
+        zip(state.att, state.dfn, strict=True),
+        state.discard,
+        state.phase,
+        state.attacker,
+        state.defender,
+        state.starter,
+        state.to_move,
+        state.limit,
+        state.taking,
+        state.out,
+        state.result,
+        state.marked,
+        state.cleared,
+        state.pending,
+        state.plays if state.rules.cheating else None,
+    )
+
+
+def _json_of(
+    seat: int,
+    hand: int,
+    hand_counts: Iterable[int],
+    known: Iterable[int],
+    deck_count: int,
+    trump: int,
+    trump_holder: int | None,
+    table: Iterable[tuple[int, int]],
+    discard: int,
+    phase: int,
+    attacker: int,
+    defender: int,
+    round_attacker: int,
+    to_move: int | None,
+    limit: int,
+    taking: bool,
+    out: Iterable[int],
+    result: Result | None,
+    marked: int,
+    cleared: int,
+    pending: int,
+    plays: list[int] | tuple[int, ...] | None,
+) -> dict[str, Any]:
+    """A seat's view in the record's JSON notation (docs/records.md); ``plays``
+    is None unless the table plays the cheating rules (rule 13)."""
+    over = phase == OVER
+    data = {
+        "seat": seat,
+        "hand": [card_str(c) for c in cards_of(hand)],
+        "hand_counts": list(hand_counts),
+        "known": [[card_str(c) for c in cards_of(k)] for k in known],
+        "deck": deck_count,
+        "trump": card_str(trump),
+        "trump_holder": trump_holder,
+        "table": [
+            {"attack": card_str(a), "defense": card_str(d) if d >= 0 else None} for a, d in table
+        ],
+        "discard": discard.bit_count(),
+        "discarded": [card_str(c) for c in cards_of(discard)],
+        "attacker": None if over else attacker,
+        "defender": None if over else defender,
+        "round_attacker": None if over else round_attacker,
+        "to_move": to_move,
+        "phase": PHASE_NAMES[phase],
+        "limit": None if over else limit,
+        "taking": taking,
+        "out": list(out),
+        "result": result.to_json() if result else None,
+    }
+    if plays is not None:
+        data.update(cheating_json(marked, cleared, pending, plays))
+    return data
 
 
 def view_of(state: GameState, seat: int) -> View:
     """What ``seat`` may know about ``state``."""
     if not 0 <= seat < state.n:
         raise ValueError(f"there is no seat {seat} at a {state.n}-player table")
-    own_turn = state.to_move == seat
     log = state.log
     cheating = state.rules.cheating
-    if cheating:
-        legal = tuple(state.legal_actions_for(seat))
-    else:
-        legal = tuple(state.legal_actions()) if own_turn else ()
     return View(
         seat=seat,
         rules=state.rules,
@@ -184,7 +264,7 @@ def view_of(state: GameState, seat: int) -> View:
         rounds=state.rounds,
         bitos=state.bitos,
         last_play=state.last_play,
-        legal=legal,
+        legal=legal_of(state, seat),
         positions=state.seen if _every_hand_follows(state, seat) else (),
         history=() if log is None else tuple(log),
         marked=state.marked,
@@ -193,6 +273,14 @@ def view_of(state: GameState, seat: int) -> View:
         plays=tuple(state.plays) if cheating else (),
         cheats=tuple(state.cheats) if cheating else (),
     )
+
+
+def legal_of(state: GameState, seat: int) -> tuple[Action, ...]:
+    """What ``seat`` may do now: nothing unless it is to move, except at a
+    cheating table, where anyone may call out a cheat (rule 13)."""
+    if state.rules.cheating:
+        return tuple(state.legal_actions_for(seat))
+    return tuple(state.legal_actions()) if state.to_move == seat else ()
 
 
 def _every_hand_follows(state: GameState, seat: int) -> bool:

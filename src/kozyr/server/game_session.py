@@ -2,7 +2,8 @@
 
 Why a separate layer: this module is pure (no sockets, no database, no
 clock), so it is the place where "never a hidden card" is decided and
-tested — views come from :func:`kozyr.engine.view_of`, spectators get that
+tested — views come from the engine (:func:`kozyr.engine.view.view_json`, the
+JSON of :func:`kozyr.engine.view_of`), spectators get that
 view minus the hand, and events carry only the played action plus counts.
 
 The *version* of a game is ``base_version + number of actions applied``.  A
@@ -22,7 +23,7 @@ from kozyr.engine.deal import Deal
 from kozyr.engine.record import GameRecord
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState, Result
-from kozyr.engine.view import view_of
+from kozyr.engine.view import legal_of, view_json
 
 _PLACES_CARDS = (Kind.ATTACK, Kind.THROW, Kind.TRANSFER, Kind.DEFEND)
 
@@ -123,19 +124,12 @@ class GameSession:
         a quarter of the work at a four-seat table.  tests/server/test_units.py
         checks the result against ``view_of`` at every position of whole games.
         """
-        state = self.state
         public = self._public_view()
         data = dict(public[1])  # a shallow copy keeps the key order
         data["seat"] = seat
         data["hand"] = self._hand_json(seat)
-        if public[2] == seat:  # the view came from this seat: its legal actions too
-            legal: Any = public[3]
-        elif state.rules.cheating:
-            legal = state.legal_actions_for(seat)
-        elif state.to_move == seat:
-            legal = state.legal_actions()
-        else:
-            return data, []
+        # The view came from the seat to move: its legal actions are made already.
+        legal = public[3] if public[2] == seat else legal_of(self.state, seat)
         return data, [a.to_json() for a in legal]
 
     def _hand_json(self, seat: int) -> list[str]:
@@ -166,10 +160,10 @@ class GameSession:
         version = self.version
         cached = self._public
         if cached is None or cached[0] != version:
-            seat = self.state.to_move
+            state = self.state
+            seat = state.to_move
             seat = 0 if seat is None else seat
-            view = view_of(self.state, seat)
-            cached = self._public = (version, view.to_json(), seat, view.legal)
+            cached = self._public = (version, view_json(state, seat), seat, legal_of(state, seat))
         return cached
 
     def cards_left(self) -> list[int]:

@@ -37,7 +37,7 @@ from . import logging as log
 from . import protocol as p
 from .game_session import Applied, GameSession
 from .store import Fence, Fenced
-from .timers import Timer
+from .timers import Alarm, Timer
 
 if TYPE_CHECKING:
     from .ports import Peer, RoomHost
@@ -122,7 +122,9 @@ class Room:
     #: Cluster mode: this process's fencing token for the room (every write
     #: carries it; None on a single process).
     fence: Fence | None = None
-    _turn_timer: Timer | None = None
+    #: The move clock while it runs (an armed ``_alarm``), else None.
+    _turn_timer: Alarm | None = None
+    _alarm: Alarm = field(default_factory=Alarm)
     _turn_task: asyncio.Task[None] | None = None
     _paused: bool = False
     _last_move_at: float = 0.0
@@ -597,7 +599,9 @@ class Room:
         loop = asyncio.get_running_loop()
         applied = g.apply(action)
         self.hub.moves += 1
-        action_json = action.to_json()  # one copy for the store, the event and the log
+        # The record's JSON of this move, shared (read-only) by the store, the
+        # event and the log line: converted once.
+        action_json = g.record.actions[-1]
         if g.game_id is not None:
             try:
                 idx = len(g.record.actions) - 1
@@ -744,7 +748,7 @@ class Room:
             by = "bot" if seat.player is None else "takeover"
             self._start_bot(seat.index, version, by)
         elif self.move_time:
-            self._turn_timer = Timer(
+            self._turn_timer = self._alarm.arm(
                 self.move_time * self.hub.config.move_time_scale,
                 lambda: self._start_bot(seat.index, version, "timeout"),
             )
@@ -761,7 +765,7 @@ class Room:
                 return
         if pending:
             delay = self.hub.config.last_call * self.hub.config.move_time_scale
-            self._turn_timer = Timer(
+            self._turn_timer = self._alarm.arm(
                 delay, lambda: self._turn_task_for(self._last_call_over(version))
             )
 
