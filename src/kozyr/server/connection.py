@@ -15,6 +15,12 @@ task woken.  Without a wire (another ASGI server), or while the client reads
 too slowly for its socket buffer, a writer task sends the queue message by
 message through Starlette.  Either way every message is one whole frame, in
 order: the bytes on the wire are what ``websocket.send`` would write.
+
+How a client's message is read: :class:`WireProtocol` splits the bytes it
+receives into frames itself and gives a plain text frame (complete, final,
+masked, valid UTF-8, on an open connection outside a fragmented message)
+straight to the app, without websockets' generator-based parser; every other
+frame goes alone and whole to that parser, which answers it as before.
 """
 
 from __future__ import annotations
@@ -28,7 +34,15 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.frames import Opcode
+from websockets.http11 import Request
 from websockets.protocol import State
+from websockets.server import ServerProtocol
+
+try:  # websockets' C helper, as websockets/frames.py imports it
+    from websockets.speedups import apply_mask
+except ImportError:  # pragma: no cover
+    from websockets.utils import apply_mask
 
 from . import logging as log
 from . import protocol
@@ -75,16 +89,153 @@ def wire_of(send: Any) -> Any | None:
     return wire
 
 
+#: The opcodes websockets' ``Frame.parse`` accepts.
+_OPCODES = frozenset(int(opcode) for opcode in Opcode)
+
+
+def _frame_end(data: bytes, pos: int, limit: int) -> int:
+    """Where the client frame that starts at ``data[pos]`` ends (RFC 6455 5.2):
+    past ``len(data)`` while it is incomplete (by one when even its header is);
+    -1 when websockets fails the header at once, whatever follows (an unknown
+    opcode, no mask, or a payload over ``limit``)."""
+    n = len(data)
+    if n - pos < 2:
+        return n + 1
+    head1, head2 = data[pos], data[pos + 1]
+    if head1 & 0x0F not in _OPCODES or not head2 & 0x80:
+        return -1
+    length, start = head2 & 0x7F, pos + 2
+    if length >= 126:
+        start += 2 if length == 126 else 8
+        if n < start:
+            return n + 1
+        length = int.from_bytes(data[pos + 2 : start], "big")
+    if length > limit:
+        return -1
+    return start + 4 + length
+
+
+def _frame_limit(conn: ServerProtocol) -> int | None:
+    """The largest payload websockets' parser accepts in the next frame (what
+    ``Protocol.parse`` computes before each frame)."""
+    size = conn.max_message_size
+    if size is not None and conn.current_size is not None:
+        size -= conn.current_size
+    fragment = conn.max_fragment_size
+    if fragment is not None:
+        size = fragment if size is None else min(size, fragment)
+    return size
+
+
 class WireProtocol(WebSocketsSansIOProtocol):
     """uvicorn's sans-I/O WebSocket protocol (what ``serve`` runs), except that
-    it keeps reading while fewer than ``QUEUED`` messages wait for the app.
+    it keeps reading while fewer than ``QUEUED`` messages wait for the app, and
+    that it reads a client's plain text frames itself.
 
     uvicorn stops reading a socket as soon as one message waits and starts
     again once the app took it: two ``epoll_ctl`` calls for every message a
     client sends.  A client that sends faster than it is served still meets the
-    same back-pressure, a few messages later."""
+    same back-pressure, a few messages later.
+
+    Receiving a move through websockets' generator-based parser cost 5-9 % of
+    the server's CPU (docs/performance.md).  So :meth:`data_received` splits
+    the bytes into frames itself and hands a complete, final, masked text frame
+    of valid UTF-8 straight to the app, as uvicorn would, while the connection
+    is open and no fragmented message is under way.  Every other frame goes
+    alone and whole to websockets, so its parser is always at a frame boundary
+    and answers pings, closes and protocol errors exactly as before; frames are
+    handled in arrival order whichever way each takes.  Splitting stops for
+    good (everything then goes to websockets as it arrives) when the handshake
+    came with bytes behind it, the connection leaves OPEN, a header is one
+    websockets fails at once, or anything looks unexpected."""
 
     QUEUED = 4
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: Frames are split here (decided when the HTTP request has been read).
+        self._split = False
+        #: The start of an incomplete frame, and how long it must grow first.
+        self._partial = bytearray()
+        self._wanted = 0
+
+    def data_received(self, data: bytes) -> None:
+        if self._split:
+            self._receive_frames(data)
+        elif self.handshake_initiated:
+            super().data_received(data)
+        else:
+            self._receive_request(data)
+
+    def _receive_request(self, data: bytes) -> None:
+        """uvicorn's ``data_received`` while the HTTP request arrives; frames
+        may be split later only if nothing followed the request (under
+        ``kozyr serve`` nothing does: uvicorn's HTTP layer hands over the
+        request alone)."""
+        conn = self.conn
+        conn.receive_data(data)
+        if conn.parser_exc is not None:
+            self.handle_parser_exception()
+            return
+        events = conn.events
+        self._split = (
+            len(events) == 1
+            and isinstance(events[0], Request)
+            and not conn.reader.buffer
+            and _frame_limit(conn) is not None
+        )
+        self.handle_events()
+
+    def _receive_frames(self, data: bytes) -> None:
+        partial = self._partial
+        if partial:
+            partial += data
+            if len(partial) < self._wanted:
+                return
+            buf = bytes(partial)
+            partial.clear()
+        else:
+            buf = data
+        pos, n = 0, len(buf)
+        while pos < n:
+            conn = self.conn
+            limit = _frame_limit(conn)
+            end = -1 if limit is None else _frame_end(buf, pos, limit)
+            if end < 0 or conn.state is not State.OPEN or conn.reader.buffer:
+                self._split = False  # websockets reads the rest as it comes
+                super().data_received(buf[pos:])
+                return
+            if end > n:
+                self._partial += buf[pos:]
+                self._wanted = end - pos
+                return
+            if not self._text_frame(buf, pos, end):
+                super().data_received(buf[pos:end])
+                if conn.parser_exc is not None:
+                    return  # failed: websockets would discard the rest too
+            pos = end
+
+    def _text_frame(self, buf: bytes, pos: int, end: int) -> bool:
+        """Hand the whole frame ``buf[pos:end]`` to the app if it is a final
+        text frame of valid UTF-8 that needs nothing of websockets (its header
+        is known complete, masked and within the size limit)."""
+        conn = self.conn
+        if buf[pos] != 0x81 or conn.current_size is not None or self.frames:
+            return False  # not FIN + TEXT without RSV bits, or inside a fragmented message
+        if conn.extensions or conn.debug:
+            return False  # compressed frames; websockets logs each frame
+        length = buf[pos + 1] & 0x7F
+        start = pos + (2 if length < 126 else 4 if length == 126 else 10)
+        payload = apply_mask(buf[start + 4 : end], buf[start : start + 4])
+        if not payload.isascii():
+            try:
+                payload.decode()
+            except UnicodeDecodeError:
+                return False  # uvicorn's path closes with 1007
+        self.curr_msg_data_type = "text"
+        self.frames = [payload]
+        self.send_receive_event_to_app()
+        return True
 
     def send_receive_event_to_app(self) -> None:
         if self.read_paused or self.queue.qsize() >= self.QUEUED - 1:
