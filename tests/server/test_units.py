@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import random
 import sqlite3
 from pathlib import Path
@@ -211,7 +212,7 @@ def test_session_events_are_public_and_draws_add_up() -> None:
             else:
                 assert applied.draws is None and applied.deck == deck
             deck = applied.deck
-            spect = s.spectator_json()
+            spect = json.loads(bytes(s.spectator_view()))
             assert "hand" not in spect and spect["seat"] is None
         again = GameSession.resume(s.record, 1, 10)
         assert again.state.to_json() == s.state.to_json() and again.version == s.version
@@ -223,8 +224,10 @@ def test_session_events_are_public_and_draws_add_up() -> None:
 
 
 def test_session_views_are_exactly_the_engines_views() -> None:
-    """The frames share one public part per move (game_session.view_json); each
-    seat's view and legal actions must still be exactly what view_of gives."""
+    """The frames share one public part per move, encoded once
+    (game_session.seat_view); each seat's view and legal actions must still be
+    exactly what view_of gives, key for key in the same order, and a frame the
+    same bytes as one made from view_of."""
     rng = random.Random(4)
     for rules in (
         Rules(players=2),
@@ -237,13 +240,21 @@ def test_session_views_are_exactly_the_engines_views() -> None:
         while True:
             for seat in range(rules.players):
                 view = view_of(s.state, seat)
-                expected = (view.to_json(), [a.to_json() for a in view.legal])
-                assert s.view_json(seat) == expected
-                assert list(s.view_json(seat)[0]) == list(expected[0])  # same key order
+                expected = view.to_json()
+                raw, legal = s.seat_view(seat)
+                got = json.loads(bytes(raw))
+                assert list(got.items()) == list(expected.items())  # same key order
+                assert legal == [a.to_json() for a in view.legal]
+                frame = {"game": 1, "version": s.version, "seat": seat, "legal": legal}
+                assert p.encode(
+                    p.GameFrame(view=raw, to_move=None, deadline=None, time_left=None, **frame)
+                ) == p.encode(
+                    p.GameFrame(view=expected, to_move=None, deadline=None, time_left=None, **frame)
+                )
             spect = view_of(s.state, 0).to_json()
             del spect["hand"]
             spect["seat"] = None
-            assert s.spectator_json() == spect
+            assert list(json.loads(bytes(s.spectator_view())).items()) == list(spect.items())
             positions += 1
             if s.over:
                 break

@@ -128,10 +128,10 @@ class Action(NamedTuple):
                     target = parse_card(data.get("target"))
         except CardError as exc:
             raise ActionError(str(exc)) from None
-        extra = sorted(set(data) - allowed)
-        if extra:
-            raise ActionError(f"unexpected field(s) for '{name}': {', '.join(map(str, extra))}")
-        return cls(seat, kind, cards, target)
+        if len(data) > len(allowed):  # every allowed field was read above, so it is there
+            extra = sorted(map(str, set(data) - allowed))
+            raise ActionError(f"unexpected field(s) for '{name}': {', '.join(extra)}")
+        return fast_action(seat, kind, cards, target)  # checked: no NamedTuple __new__
 
 
 def fast_action(seat: int, kind: Kind, cards: int = 0, target: int = -1) -> Action:

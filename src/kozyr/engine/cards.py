@@ -61,6 +61,10 @@ def card(rank: int, suit: int) -> int:
 
 def parse_card(text: object) -> int:
     """Parse ``"TD"``, ``"10d"``, ``"6S"`` ... into a card number."""
+    if isinstance(text, str):
+        number = _CARD_NUMBERS.get(text)  # the canonical notation, as clients send it
+        if number is not None:
+            return number
     if not isinstance(text, str):
         raise CardError(f"a card must be a string like 'TD', not {text!r}")
     if not text.isascii():
@@ -78,6 +82,9 @@ def parse_card(text: object) -> int:
 _CARD_NAMES: Final[tuple[str, ...]] = tuple(
     RANK_CHARS[c % NUM_RANKS] + SUIT_CHARS[c // NUM_RANKS] for c in range(NUM_CARDS)
 )
+
+#: The card number of each canonical notation (the usual input of parse_card).
+_CARD_NUMBERS: Final[dict[str, int]] = {name: c for c, name in enumerate(_CARD_NAMES)}
 
 
 def card_str(c: int) -> str:

@@ -17,6 +17,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from kozyr.engine.actions import Action, Kind
 from kozyr.engine.cards import card_str, cards_of
 from kozyr.engine.deal import Deal
@@ -24,6 +26,8 @@ from kozyr.engine.record import GameRecord
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState, Result
 from kozyr.engine.view import legal_of, view_json
+
+_encode = msgspec.json.Encoder().encode
 
 _PLACES_CARDS = (Kind.ATTACK, Kind.THROW, Kind.TRANSFER, Kind.DEFEND)
 
@@ -58,10 +62,10 @@ class GameSession:
         self.game_id: int | None = None
         #: The public part of every seat's view, for the version it was made at,
         #: with the seat whose view it came from and that seat's legal actions.
-        self._public: tuple[int, dict[str, Any], int, tuple[Action, ...]] | None = None
-        #: Each seat's hand as (bit mask, card notation): a hand changes only
-        #: when its seat plays or draws, not at every move.
-        self._hands: dict[int, tuple[int, list[str]]] = {}
+        self._public: tuple[int, bytes, int, tuple[Action, ...]] | None = None
+        #: Each seat's hand as (bit mask, JSON list of cards): a hand changes
+        #: only when its seat plays or draws, not at every move.
+        self._hands: dict[int, tuple[int, bytes]] = {}
         #: places() cached with the number of actions it was computed from.
         self._places: tuple[int, list[list[int]]] | None = None
 
@@ -114,56 +118,56 @@ class GameSession:
         data["actions"] = []
         return data
 
-    def view_json(self, seat: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """``seat``'s view and its legal actions, in the engine's JSON notation:
-        exactly ``view_of(state, seat)``'s ``to_json()`` and ``legal``.
+    def seat_view(self, seat: int) -> tuple[msgspec.Raw, list[dict[str, Any]]]:
+        """``seat``'s view as JSON ready to send, and its legal actions: exactly
+        ``view_of(state, seat)``'s ``to_json()`` (same keys, same order) and
+        ``legal``.
 
-        Why not call ``view_of`` for each seat: every seat's view differs from
+        Why not encode ``view_of`` for each seat: every seat's view differs from
         the others' only in ``seat`` and ``hand``, so a move's frames share one
-        public part (made once per version) and each seat adds its own hand —
-        a quarter of the work at a four-seat table.  tests/server/test_units.py
+        public part, made and encoded once per version, and each seat's JSON is
+        its seat and hand joined to those bytes.  tests/server/test_units.py
         checks the result against ``view_of`` at every position of whole games.
         """
-        public = self._public_view()
-        data = dict(public[1])  # a shallow copy keeps the key order
-        data["seat"] = seat
-        data["hand"] = self._hand_json(seat)
-        # The view came from the seat to move: its legal actions are made already.
-        legal = public[3] if public[2] == seat else legal_of(self.state, seat)
-        return data, [a.to_json() for a in legal]
+        _, rest, from_seat, legal = self._public_view()
+        view = b'{"seat":%d,"hand":%s,%s' % (seat, self._hand_bytes(seat), rest)
+        # The public part came from the seat to move: its legal actions are made.
+        legal = legal if from_seat == seat else legal_of(self.state, seat)
+        return msgspec.Raw(view), [a.to_json() for a in legal]
 
-    def _hand_json(self, seat: int) -> list[str]:
-        """``seat``'s hand in card notation (shared by the frames that send it:
-        callers encode it and never change it)."""
+    def spectator_view(self) -> msgspec.Raw:
+        """The public view: any seat's view with ``seat`` null and no hand."""
+        return msgspec.Raw(b'{"seat":null,' + self._public_view()[1])
+
+    def _hand_bytes(self, seat: int) -> bytes:
+        """``seat``'s hand as a JSON list of cards, kept until the hand changes
+        (most moves change one hand at most)."""
         mask = self.state.hands[seat]
         cached = self._hands.get(seat)
         if cached is None or cached[0] != mask:
-            cached = self._hands[seat] = (mask, [card_str(c) for c in cards_of(mask)])
+            hand = [card_str(c) for c in cards_of(mask)]
+            cached = self._hands[seat] = (mask, _encode(hand))
         return cached[1]
 
-    def spectator_json(self) -> dict[str, Any]:
-        """The public view: any seat's view with the hand removed entirely."""
-        data = dict(self._public_json())
-        del data["hand"]
-        data["seat"] = None
-        return data
-
-    def _public_json(self) -> dict[str, Any]:
-        """The public part of the views (callers copy it before changing ``seat``
-        or ``hand``; nothing else in it depends on the seat)."""
-        return self._public_view()[1]
-
-    def _public_view(self) -> tuple[int, dict[str, Any], int, tuple[Action, ...]]:
-        """(version, view JSON, seat, its legal actions), made once per version
-        from the view of the seat to move (whose legal actions a frame needs
-        anyway: the engine computes them once, not twice)."""
+    def _public_view(self) -> tuple[int, bytes, int, tuple[Action, ...]]:
+        """(version, the view's JSON after its ``seat`` and ``hand``, the seat it
+        was made for, that seat's legal actions), made once per version for the
+        seat to move (whose legal actions a frame needs anyway)."""
         version = self.version
         cached = self._public
         if cached is None or cached[0] != version:
             state = self.state
             seat = state.to_move
             seat = 0 if seat is None else seat
-            cached = self._public = (version, view_json(state, seat), seat, legal_of(state, seat))
+            data = view_json(state, seat)
+            encoded = _encode(data)
+            # The view's first keys are "seat" and "hand" (the engine's order):
+            # what follows them is the same for every seat.
+            head = _encode({"seat": data["seat"], "hand": data["hand"]})
+            if encoded[: len(head) - 1] + b"}" != head:  # pragma: no cover - engine change
+                raise AssertionError("a view's JSON must begin with its seat and hand")
+            rest = encoded[len(head) :]
+            cached = self._public = (version, rest, seat, legal_of(state, seat))
         return cached
 
     def cards_left(self) -> list[int]:

@@ -201,7 +201,9 @@ class GameFrame(_Server, tag="game"):
     game: int
     version: int
     seat: int | None
-    view: dict[str, Any]
+    #: The seat's view (the engine's ``View.to_json()``); the server passes it
+    #: already encoded (``msgspec.Raw``), see ``GameSession.seat_view``.
+    view: dict[str, Any] | msgspec.Raw
     legal: list[dict[str, Any]]
     to_move: int | None
     #: When the player to move runs out of time (Unix ms), or None.

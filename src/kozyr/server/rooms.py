@@ -218,9 +218,9 @@ class Room:
             return None
         legal: list[dict[str, Any]] = []
         if seat is None:
-            view = g.spectator_json()
+            view = g.spectator_view()
         else:
-            view, legal = g.view_json(seat)
+            view, legal = g.seat_view(seat)
         deadline, time_left = clock or self._clock()
         return p.GameFrame(
             game=g.game_no,
