@@ -60,8 +60,9 @@ class GameSession:
         self.base_version = base_version
         #: The database id of the game, once stored.
         self.game_id: int | None = None
-        #: The public part of every seat's view, for the version it was made at,
-        #: with the seat whose view it came from and that seat's legal actions.
+        #: The public part of every seat's view (its JSON after "seat" and
+        #: "hand"), for the version it was made at, with the seat whose view it
+        #: came from and that seat's legal actions.
         self._public: tuple[int, bytes, int, tuple[Action, ...]] | None = None
         #: Each seat's hand as (bit mask, JSON list of cards): a hand changes
         #: only when its seat plays or draws, not at every move.
