@@ -27,6 +27,31 @@ def test_bench_server_reports_cpu_per_move() -> None:
     assert 0 < figures["server_cpu_ms_per_move"] < 1000
     assert 0 <= figures["server_system_ms_per_move"] <= figures["server_cpu_ms_per_move"]
     assert figures["errors"] == {}
+    # Not pinned: the server may run on every CPU the bench may.
+    assert figures["server_cpus"] is None
+    assert figures["server_affinity"] == [sorted(os.sched_getaffinity(0))]
+
+
+def test_bench_server_pins_the_server_to_a_cpu_of_its_own() -> None:
+    """``--pin``: the server runs on the first CPU only, the clients elsewhere."""
+    cpus = sorted(os.sched_getaffinity(0))
+    env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    cmd = [sys.executable, "-m", "kozyr.cli.main", "bench", "server", "--json", "--pin"]
+    cmd += ["--connections", "8", "--duration", "3", "--think", "0.2", "--client-procs", "1"]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    if len(cpus) < 2:
+        assert out.returncode == 2 and "needs more CPUs" in out.stderr
+        return
+    assert out.returncode == 0, out.stderr
+    figures = json.loads(out.stdout)
+    assert figures["server_cpus"] == [cpus[0]]
+    assert figures["server_affinity"] == [[cpus[0]]]
+    assert figures["server_moves"] > 0 and figures["errors"] == {}
+    # Without --pin the server may run anywhere; --url servers cannot be placed.
+    cmd = [sys.executable, "-m", "kozyr.cli.main", "bench", "server", "--pin"]
+    cmd += ["--url", "ws://127.0.0.1:9/ws"]
+    refused = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=env)
+    assert refused.returncode == 2 and "cannot place --url servers" in refused.stderr
 
 
 def test_bench_server_cluster_of_two_processes() -> None:

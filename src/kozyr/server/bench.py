@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import multiprocessing
 import os
@@ -85,6 +86,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--server-log", default=None, help="file for the server's JSON log (default: temporary)"
+    )
+    g.add_argument(
+        "--pin",
+        action="store_true",
+        help="give each server process a CPU of its own and run everything else (clients, "
+        "Redis, PostgreSQL, the bench) on the other CPUs; needs more CPUs than --processes",
     )
 
 
@@ -446,13 +453,22 @@ def _start_servers(args: argparse.Namespace, tmp: Path, servers: _Servers) -> No
         db_url = servers.pg.url()
         options += ["--redis", servers.redis.url]
     servers.logs = _log_paths(args, tmp, n)
-    for log_path in servers.logs:
+    cpus: list[int] | None = getattr(args, "server_cpus", None)
+    for i, log_path in enumerate(servers.logs):
         log = open(log_path, "wb")  # noqa: SIM115 - handed to the child
         # A session of its own: Ctrl-C reaches the bench only, which stops the
         # servers after the clients (no burst of errors from servers dying first).
         cmd = serve_command(db_url, *options)
+        # --pin: the server (and its bot worker) on a CPU of its own, from its start.
+        pin = None if cpus is None else functools.partial(os.sched_setaffinity, 0, {cpus[i]})
         servers.procs.append(
-            subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True)
+            subprocess.Popen(
+                cmd,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+                start_new_session=True,
+                preexec_fn=pin,  # one system call between fork and exec
+            )
         )
     pairs = zip(servers.procs, servers.logs, strict=True)
     servers.urls = [_wait_listening(proc, log) for proc, log in pairs]
@@ -511,6 +527,31 @@ def _sigterm(_signum: int, _frame: FrameType | None) -> None:
     raise KeyboardInterrupt  # unwinds through the ``finally`` that stops everything
 
 
+def _placement(args: argparse.Namespace) -> tuple[list[int], set[int]] | str:
+    """``--pin``: (the CPU of each server process, the CPUs of everything else),
+    or why it cannot be done.
+
+    Why pin: the clients that load the server run on the same machine; left to
+    the scheduler they take turns on the server's cores and evict its caches
+    between moves, which costs the server CPU that a server with cores of its
+    own (as in production, clients elsewhere) does not spend (docs/performance.md).
+    """
+    if args.url:
+        return "--pin places the servers it starts; it cannot place --url servers"
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) <= args.processes:
+        return f"--pin needs more CPUs than server processes ({len(cpus)} CPUs here)"
+    return cpus[: args.processes], set(cpus[args.processes :])
+
+
+def _affinity(pid: int) -> list[int] | None:
+    """The CPUs process ``pid`` may run on (None once it is gone)."""
+    try:
+        return sorted(os.sched_getaffinity(pid))
+    except OSError:
+        return None
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print (or with --json, dump) the figures."""
     if args.processes < 1:
@@ -519,6 +560,13 @@ def run(args: argparse.Namespace) -> int:
     if args.url and args.processes > 1:
         print("kozyr bench server: --url and --processes exclude each other", file=sys.stderr)
         return 2
+    if args.pin:
+        placement = _placement(args)
+        if isinstance(placement, str):
+            print(f"kozyr bench server: {placement}", file=sys.stderr)
+            return 2
+        args.server_cpus, rest = placement
+        os.sched_setaffinity(0, rest)  # inherited by the clients, Redis and PostgreSQL
     _raise_nofile()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _sigterm)
@@ -699,6 +747,9 @@ def _run(args: argparse.Namespace, servers: _Servers) -> int:
         "setup_retries": dict(retried),
         "server_log": args.server_log,
         "started_pids": servers.pids(),
+        "server_cpus": getattr(args, "server_cpus", None),
+        # The CPUs each started server may run on, as the kernel reports them.
+        "server_affinity": [_affinity(p.pid) for p in servers.procs],
     }
     if args.json:
         print(json.dumps(figures, indent=2))
@@ -711,6 +762,8 @@ def _print(figures: dict[str, Any], args: argparse.Namespace, setup: float) -> N
     lat, lat_all = figures["latency_ms"], figures["latency_all_seats_ms"]
     n = figures["processes"]
     where = f"{n} server processes, " if n > 1 else ""
+    if figures["server_cpus"]:
+        where += f"servers pinned to CPU {', '.join(map(str, figures['server_cpus']))}, "
     print(
         f"kozyr bench server  ({figures['connections_held']} connections, {where}"
         f"{figures['rooms']} rooms x {figures['seats']} seats, think {args.think:g} s, "
