@@ -7,6 +7,8 @@ import contextlib
 import json
 import random
 import sqlite3
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -363,6 +365,46 @@ def test_store_a_bad_move_row_fails_alone(tmp_path: Path, inline: bool) -> None:
                 (2, '{"seat":1,"kind":"pass"}'),
                 (3, '{"seat":0,"kind":"pass"}'),
             ]
+        finally:
+            store.close()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("read_only", [True, False], ids=["read", "write"])
+def test_a_slow_read_does_not_hold_up_the_moves_committed_on_the_event_loop(
+    tmp_path: Path, read_only: bool
+) -> None:
+    """One process on SQLite commits moves on the event loop under Store.lock.
+    A store-thread job that only reads (a long game's record) runs without the
+    lock, so a move committed meanwhile does not wait for it; a job that may
+    write holds the lock, and the move waits."""
+
+    async def scenario() -> None:
+        store = Store(f"sqlite:///{tmp_path / 'k.db'}", inline_moves=True)
+        store.start()
+        try:
+            s = GameSession.deal(Rules(players=2), 1, 0)
+            gid = await store.create_game("r", 1, 0, s.header())
+            started = threading.Event()
+
+            def slow(conn: Any) -> int:
+                count = int(conn.exec_driver_sql("SELECT count(*) FROM moves").scalar())
+                started.set()
+                time.sleep(1.0)
+                return count
+
+            job = asyncio.ensure_future(store.call(slow, read_only=read_only))
+            assert await asyncio.to_thread(started.wait, 10)
+            begun = time.monotonic()
+            await store.add_move(gid, 0, {"seat": 0, "kind": "pass"})
+            waited = time.monotonic() - begun
+            if read_only:
+                assert waited < 0.5 and not job.done()
+            else:
+                assert waited > 0.5
+            assert await job == 0
+            assert (await store.load_game(gid)) is not None
         finally:
             store.close()
 

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 from sqlalchemy import (
@@ -281,7 +281,17 @@ class _DriverSQL:
         return values if self.order is None else tuple(values[k] for k in self.order)
 
 
-_Job = tuple[Callable[[Connection], Any], Future[Any]] | _MoveRow
+class _Read(NamedTuple):
+    """A job that only reads (``Store.call(..., read_only=True)``): on SQLite it
+    runs without ``Store.lock``, since in WAL mode a reader neither waits for
+    nor holds up a writer.  Why: a slow read (a long game's record, a room list)
+    must not stall the move commits the event loop makes meanwhile."""
+
+    fn: Callable[[Connection], Any]
+    fut: Future[Any]
+
+
+_Job = tuple[Callable[[Connection], Any], Future[Any]] | _Read | _MoveRow
 
 
 def _settle(moves: list[_MoveRow], error: BaseException | None) -> None:
@@ -478,11 +488,15 @@ class Store:
         """Run every job in one transaction (group commit); if one fails, run
         them one by one so only the failing job reports the error.  A failed
         batch first runs once more on a new connection, in case the old one was
-        lost (the database restarted: the pool's pre-ping no longer sees it)."""
+        lost (the database restarted: the pool's pre-ping no longer sees it).
+        A batch of reads only runs without ``lock`` (see :class:`_Read`)."""
+        if all(isinstance(job, _Read) for job in batch):
+            self._run_jobs(batch, retry)
+            return
         with self.lock:
-            self._run_batch_locked(batch, retry)
+            self._run_jobs(batch, retry)
 
-    def _run_batch_locked(self, batch: list[_Job], retry: bool) -> None:
+    def _run_jobs(self, batch: list[_Job], retry: bool) -> None:
         only_moves = [job for job in batch if isinstance(job, _MoveRow)]
         if len(only_moves) == len(batch):
             self._run_moves(only_moves, retry)
@@ -514,11 +528,11 @@ class Store:
             # fenced write is expected in cluster mode and the connection is fine.
             if retry and not isinstance(exc, Fenced):
                 self._discard_connection()
-                self._run_batch_locked(batch, retry=False)
+                self._run_jobs(batch, retry=False)
                 return
             if len(batch) > 1:
                 for job in batch:
-                    self._run_batch_locked([job], retry=False)
+                    self._run_jobs([job], retry=False)
                 return
             if isinstance(exc, Fenced):  # expected after losing a room: not an error
                 self.fenced += 1
@@ -640,14 +654,15 @@ class Store:
             with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits
                 loop.call_soon_threadsafe(_settle, jobs, error)
 
-    def submit(self, fn: Callable[[Connection], T]) -> Future[T]:
-        """Queue ``fn(conn)`` for the store thread (inside a transaction)."""
+    def submit(self, fn: Callable[[Connection], T], read_only: bool = False) -> Future[T]:
+        """Queue ``fn(conn)`` for the store thread (inside a transaction);
+        ``read_only``: ``fn`` never writes (it then runs without ``lock``)."""
         fut: Future[T] = Future()
-        self._jobs.put((fn, fut))
+        self._jobs.put(_Read(fn, fut) if read_only else (fn, fut))
         return fut
 
-    async def call(self, fn: Callable[[Connection], T]) -> T:
-        return await asyncio.wrap_future(self.submit(fn))
+    async def call(self, fn: Callable[[Connection], T], read_only: bool = False) -> T:
+        return await asyncio.wrap_future(self.submit(fn, read_only))
 
     def close_loop_moves(self) -> None:
         """On the event loop, before :meth:`close`: commit the moves it queued
@@ -681,7 +696,7 @@ class Store:
             row = conn.execute(select(players.c.name).where(players.c.key == key)).first()
             return None if row is None else str(row[0])
 
-        return await self.call(job)
+        return await self.call(job, read_only=True)
 
     # ------------------------------------------------------------ rooms
     def save_room(
@@ -756,7 +771,7 @@ class Store:
             finally:
                 cur.close()
 
-        return await self.call(job)
+        return await self.call(job, read_only=True)
 
     async def room_is_open(self, code: str) -> bool:
         def job(conn: Connection) -> bool:
@@ -765,7 +780,7 @@ class Store:
             ).first()
             return row is not None
 
-        return await self.call(job)
+        return await self.call(job, read_only=True)
 
     async def room_of_player(self, key: str) -> str | None:
         """The open room where the player (by token hash) has a seat, if any
@@ -780,7 +795,7 @@ class Store:
             ).first()
             return None if row is None else str(row[0])
 
-        return await self.call(job)
+        return await self.call(job, read_only=True)
 
     async def open_rooms(self) -> list[tuple[str, dict[str, Any]]]:
         def job(conn: Connection) -> list[tuple[str, dict[str, Any]]]:
@@ -789,7 +804,7 @@ class Store:
             ).all()
             return [(str(code), json.loads(data)) for code, data in rows]
 
-        return await self.call(job)
+        return await self.call(job, read_only=True)
 
     # ------------------------------------------------------------ games
     async def create_game(
@@ -895,7 +910,7 @@ class Store:
             ).all()
             return str(row[0]), int(row[1]), int(row[2]), [str(a[0]) for a in acts]
 
-        found = await self.call(job)
+        found = await self.call(job, read_only=True)
         if found is None:
             return None
         header, game_no, base, acts = found
@@ -913,7 +928,7 @@ class Store:
             ).first()
             return None if row is None else str(row[0])
 
-        text = await self.call(job)
+        text = await self.call(job, read_only=True)
         return None if text is None else dict(json.loads(text))
 
     async def player_results(self, key: str) -> dict[int, dict[str, int]]:
@@ -928,7 +943,7 @@ class Store:
             return [(int(a), str(b), int(c)) for a, b, c in rows]
 
         out: dict[int, dict[str, int]] = {}
-        for level, outcome, n in await self.call(job):
+        for level, outcome, n in await self.call(job, read_only=True):
             entry = out.setdefault(level, {"games": 0, "win": 0, "loss": 0, "draw": 0})
             entry["games"] += n
             entry[outcome] = entry.get(outcome, 0) + n
