@@ -171,3 +171,43 @@ def test_errors_belong_to_their_screen_and_field(open_page: Any) -> None:
     wait_screen(guest, "table")
     assert guest.is_hidden("#toast")
     shot(guest, "forms-table-without-stale-errors-ru-phone")
+
+
+def test_a_late_welcome_leaves_a_name_being_typed_alone(browser: Any, server: Any) -> None:
+    """The server's ``welcome`` (with the name it knows) may come after the
+    player started to edit the name field, e.g. cleared it to type another: the
+    field keeps what the player typed (it used to be refilled whenever it held
+    no valid name, and then an empty-name error never showed)."""
+    ctx = browser.new_context(viewport=PHONE, locale="en-US")
+    ctx.set_default_timeout(15_000)
+    held: list[str | bytes] = []
+    sockets: list[Any] = []
+
+    def route(ws: Any) -> None:
+        sockets.append(ws)
+
+        def hold(message: str | bytes) -> None:  # until released below
+            held.append(message)
+
+        ws.connect_to_server().on_message(hold)
+
+    ctx.route_web_socket("**/ws", route)
+    try:
+        page = ctx.new_page()
+        page.goto(server.url + "/")
+        wait_screen(page, "start")
+        name = page.locator("#player-name")
+        name.fill("")  # cleared, about to type another name
+        deadline = time.monotonic() + 15
+        while not any('"welcome"' in str(m) for m in held) and time.monotonic() < deadline:
+            page.wait_for_timeout(50)
+        assert sockets and held, "the page never got its welcome"
+        for message in held:
+            sockets[0].send(message)
+        page.wait_for_function("() => localStorage.getItem('kozyr.token') !== null")
+        assert name.input_value() == ""
+        page.click("#panel-computer button[type=submit]")
+        error = page.inner_text("#player-name-error")
+        assert error == "Type a name: it cannot be empty or only spaces."
+    finally:
+        ctx.close()

@@ -183,6 +183,7 @@ function fieldError(input, key) {
  * is only refused when the form is sent). */
 function watchName(input) {
   input.addEventListener("input", () => {
+    input.dataset.typed = "true";
     const { error } = checkName(input.value);
     fieldError(input, error && error !== "errors.nameEmpty" ? error : null);
   });
@@ -1005,7 +1006,11 @@ function onMessage(msg, conn) {
     case "welcome":
       store.set("token", msg.token);
       store.set("name", msg.name);
-      if (!validName($("#player-name").value)) $("#player-name").value = msg.name;
+      // The server's name fills the field only if the player has not typed in
+      // it: a welcome that comes late must not replace what is being typed.
+      if (!validName($("#player-name").value) && !$("#player-name").dataset.typed) {
+        $("#player-name").value = msg.name;
+      }
       afterWelcome(msg);
       break;
     case "room":
