@@ -61,12 +61,11 @@ def card(rank: int, suit: int) -> int:
 
 def parse_card(text: object) -> int:
     """Parse ``"TD"``, ``"10d"``, ``"6S"`` ... into a card number."""
-    if isinstance(text, str):
-        number = _CARD_NUMBERS.get(text)  # the canonical notation, as clients send it
-        if number is not None:
-            return number
     if not isinstance(text, str):
         raise CardError(f"a card must be a string like 'TD', not {text!r}")
+    number = _CARD_NUMBERS.get(text)  # the canonical notation, as clients send it
+    if number is not None:
+        return number
     if not text.isascii():
         raise CardError(f"not a card: {text!r} (expected rank 2-9/T/J/Q/K/A and suit S/C/D/H)")
     s = text.strip().upper()

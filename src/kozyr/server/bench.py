@@ -531,10 +531,11 @@ def _placement(args: argparse.Namespace) -> tuple[list[int], set[int]] | str:
     """``--pin``: (the CPU of each server process, the CPUs of everything else),
     or why it cannot be done.
 
-    Why pin: the clients that load the server run on the same machine; left to
-    the scheduler they take turns on the server's cores and evict its caches
-    between moves, which costs the server CPU that a server with cores of its
-    own (as in production, clients elsewhere) does not spend (docs/performance.md).
+    Why: the clients that load the servers run on the same machine, and left
+    to the scheduler they share the servers' cores (and caches), which a
+    production server does not.  Pinning tells whether that matters; on the
+    2-core development machine it did not change the CPU per move
+    (docs/performance.md, "Third pass").
     """
     if args.url:
         return "--pin places the servers it starts; it cannot place --url servers"
