@@ -9,6 +9,7 @@ import random
 import sqlite3
 import threading
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -329,6 +330,19 @@ def test_bot_pool_in_a_thread_and_in_processes() -> None:
 
 
 # ---------------------------------------------------------------- store
+@contextlib.asynccontextmanager
+async def _store_with_a_game(path: Path, inline: bool) -> AsyncIterator[tuple[Store, int]]:
+    """A started store on the SQLite file ``path`` (moves committed on the event
+    loop if ``inline``) holding one new two-seat game: (store, game id)."""
+    store = Store(f"sqlite:///{path}", inline_moves=inline)
+    store.start()
+    try:
+        s = GameSession.deal(Rules(players=2), 1, 0)
+        yield store, await store.create_game("r", 1, 0, s.header())
+    finally:
+        store.close()
+
+
 @pytest.mark.parametrize("inline", [False, True], ids=["store-thread", "event-loop"])
 def test_store_a_bad_move_row_fails_alone(tmp_path: Path, inline: bool) -> None:
     """Moves are committed in batches straight on the driver (on the store
@@ -336,12 +350,8 @@ def test_store_a_bad_move_row_fails_alone(tmp_path: Path, inline: bool) -> None:
     refuses (the same index twice) fails its own add_move and no other."""
 
     async def scenario() -> None:
-        store = Store(f"sqlite:///{tmp_path / 'k.db'}", inline_moves=inline)
-        store.start()
-        assert (store._loop_moves is not None) == inline
-        try:
-            s = GameSession.deal(Rules(players=2), 1, 0)
-            gid = await store.create_game("r", 1, 0, s.header())
+        async with _store_with_a_game(tmp_path / "k.db", inline) as (store, gid):
+            assert (store._loop_moves is not None) == inline
             await store.add_move(gid, 0, {"seat": 0, "kind": "pass"})
             got = await asyncio.gather(
                 store.add_move(gid, 1, {"seat": 0, "kind": "pass"}),
@@ -365,8 +375,6 @@ def test_store_a_bad_move_row_fails_alone(tmp_path: Path, inline: bool) -> None:
                 (2, '{"seat":1,"kind":"pass"}'),
                 (3, '{"seat":0,"kind":"pass"}'),
             ]
-        finally:
-            store.close()
 
     asyncio.run(scenario())
 
@@ -381,11 +389,7 @@ def test_a_slow_read_does_not_hold_up_the_moves_committed_on_the_event_loop(
     write holds the lock, and the move waits."""
 
     async def scenario() -> None:
-        store = Store(f"sqlite:///{tmp_path / 'k.db'}", inline_moves=True)
-        store.start()
-        try:
-            s = GameSession.deal(Rules(players=2), 1, 0)
-            gid = await store.create_game("r", 1, 0, s.header())
+        async with _store_with_a_game(tmp_path / "k.db", inline=True) as (store, gid):
             started = threading.Event()
 
             def slow(conn: Any) -> int:
@@ -405,8 +409,6 @@ def test_a_slow_read_does_not_hold_up_the_moves_committed_on_the_event_loop(
                 assert waited > 0.5
             assert await job == 0
             assert (await store.load_game(gid)) is not None
-        finally:
-            store.close()
 
     asyncio.run(scenario())
 
@@ -427,11 +429,7 @@ def test_moves_written_on_the_event_loop_are_checkpointed_by_the_store_thread(
             return int(db.execute("SELECT count(*) FROM moves").fetchone()[0])
 
     async def scenario() -> None:
-        store = Store(f"sqlite:///{path}", inline_moves=True)
-        store.start()
-        try:
-            s = GameSession.deal(Rules(players=2), 1, 0)
-            gid = await store.create_game("r", 1, 0, s.header())
+        async with _store_with_a_game(path, inline=True) as (store, gid):
             await store.call(_checkpoint)  # the tables themselves into the file
             for i in range(3):
                 await store.add_move(gid, i, {"seat": 0, "kind": "pass"})
@@ -444,8 +442,6 @@ def test_moves_written_on_the_event_loop_are_checkpointed_by_the_store_thread(
             assert store._loop_moves is not None and store._loop_moves.commits == 8
             loaded = await store.load_game(gid)
             assert loaded is not None and len(loaded[0].actions) == 8
-        finally:
-            store.close()
 
     asyncio.run(scenario())
 
