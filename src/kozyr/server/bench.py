@@ -402,6 +402,8 @@ class _Servers:
     logs: list[Path] = field(default_factory=list)
     redis: LocalRedis | None = None
     pg: LocalPostgres | None = None
+    #: ``--pin``: the CPU of each server process (None: not pinned).
+    cpus: list[int] | None = None
 
     def pids(self) -> list[int]:
         """Every process started (servers, Redis, the PostgreSQL postmaster)."""
@@ -453,7 +455,7 @@ def _start_servers(args: argparse.Namespace, tmp: Path, servers: _Servers) -> No
         db_url = servers.pg.url()
         options += ["--redis", servers.redis.url]
     servers.logs = _log_paths(args, tmp, n)
-    cpus: list[int] | None = getattr(args, "server_cpus", None)
+    cpus = servers.cpus
     for i, log_path in enumerate(servers.logs):
         log = open(log_path, "wb")  # noqa: SIM115 - handed to the child
         # A session of its own: Ctrl-C reaches the bench only, which stops the
@@ -561,17 +563,17 @@ def run(args: argparse.Namespace) -> int:
     if args.url and args.processes > 1:
         print("kozyr bench server: --url and --processes exclude each other", file=sys.stderr)
         return 2
+    servers = _Servers()
     if args.pin:
         placement = _placement(args)
         if isinstance(placement, str):
             print(f"kozyr bench server: {placement}", file=sys.stderr)
             return 2
-        args.server_cpus, rest = placement
+        servers.cpus, rest = placement
         os.sched_setaffinity(0, rest)  # inherited by the clients, Redis and PostgreSQL
     _raise_nofile()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _sigterm)
-    servers = _Servers()
     with tempfile.TemporaryDirectory(prefix="kozyr-bench-") as tmp:
         try:
             if args.url:
@@ -748,7 +750,7 @@ def _run(args: argparse.Namespace, servers: _Servers) -> int:
         "setup_retries": dict(retried),
         "server_log": args.server_log,
         "started_pids": servers.pids(),
-        "server_cpus": getattr(args, "server_cpus", None),
+        "server_cpus": servers.cpus,
         # The CPUs each started server may run on, as the kernel reports them.
         "server_affinity": [_affinity(p.pid) for p in servers.procs],
     }

@@ -17,30 +17,39 @@ from typing import Any
 from . import logging as log
 
 
-class Timer:
-    """Run ``callback`` after ``delay`` seconds unless cancelled first.
+class _Deadline:
+    """When a clock runs out: ``due`` on the event loop's clock, and
+    ``deadline_ms``, the same moment in wall-clock Unix milliseconds (what
+    clients show as a countdown)."""
 
-    ``deadline_ms`` is the wall-clock (Unix milliseconds) moment it fires, which
-    is what clients show as a countdown.
-    """
+    __slots__ = ("deadline_ms", "due")
+    due: float
+    deadline_ms: int
 
-    __slots__ = ("deadline_ms", "due", "handle")
-
-    def __init__(self, delay: float, callback: Callable[[], None]) -> None:
-        loop = asyncio.get_running_loop()
+    def _set(self, loop: asyncio.AbstractEventLoop, delay: float) -> float:
         self.due = loop.time() + delay
         self.deadline_ms = int((time.time() + delay) * 1000)
-        self.handle = loop.call_later(delay, callback)
-
-    def cancel(self) -> None:
-        self.handle.cancel()
+        return self.due
 
     def time_left_ms(self) -> int:
         left = self.due - asyncio.get_running_loop().time()
         return max(0, int(left * 1000))
 
 
-class Alarm:
+class Timer(_Deadline):
+    """Run ``callback`` after ``delay`` seconds unless cancelled first."""
+
+    __slots__ = ("handle",)
+
+    def __init__(self, delay: float, callback: Callable[[], None]) -> None:
+        loop = asyncio.get_running_loop()
+        self.handle = loop.call_at(self._set(loop, delay), callback)
+
+    def cancel(self) -> None:
+        self.handle.cancel()
+
+
+class Alarm(_Deadline):
     """A timer that is re-armed all the time: a room's move clock, set again
     after every move.
 
@@ -52,7 +61,7 @@ class Alarm:
     it sleeps again until then.  :meth:`cancel` only forgets the callback.
     """
 
-    __slots__ = ("_callback", "_handle", "_handle_due", "deadline_ms", "due")
+    __slots__ = ("_callback", "_handle", "_handle_due")
 
     #: A loop timer this early (seconds) is taken as on time (loops round to 1 ms).
     SLACK = 0.002
@@ -67,8 +76,7 @@ class Alarm:
     def arm(self, delay: float, callback: Callable[[], None]) -> Alarm:
         """Run ``callback`` after ``delay`` seconds instead of whatever was armed."""
         loop = asyncio.get_running_loop()
-        self.due = due = loop.time() + delay
-        self.deadline_ms = int((time.time() + delay) * 1000)
+        due = self._set(loop, delay)
         self._callback = callback
         if self._handle is None or self._handle_due > due:
             if self._handle is not None:
@@ -79,10 +87,6 @@ class Alarm:
 
     def cancel(self) -> None:
         self._callback = None
-
-    def time_left_ms(self) -> int:
-        left = self.due - asyncio.get_running_loop().time()
-        return max(0, int(left * 1000))
 
     def _ring(self) -> None:
         self._handle = None
