@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .actions import Action
-from .cards import CARD_RANK, RANK_MASK, card_str, cards_of, deck_mask
+from .cards import CARD_RANK, RANK_MASK, card_str, cards_str, deck_mask
 from .rules import Rules
 from .state import (
     BEATERS,
@@ -150,8 +150,7 @@ def view_json(state: GameState, seat: int) -> dict[str, Any]:
     Why: a server sends this JSON after every move and needs nothing else of
     the view; the dataclass of 30 fields was most of the cost (docs/performance.md).
     Both go through :func:`_json_of`, so they cannot drift apart."""
-    if not 0 <= seat < state.n:
-        raise ValueError(f"there is no seat {seat} at a {state.n}-player table")
+    _check_seat(state, seat)
     return _json_of(
         seat,
         state.hands[seat],
@@ -207,9 +206,9 @@ def _json_of(
     over = phase == OVER
     data = {
         "seat": seat,
-        "hand": [card_str(c) for c in cards_of(hand)],
+        "hand": cards_str(hand),
         "hand_counts": list(hand_counts),
-        "known": [[card_str(c) for c in cards_of(k)] for k in known],
+        "known": [cards_str(k) for k in known],
         "deck": deck_count,
         "trump": card_str(trump),
         "trump_holder": trump_holder,
@@ -217,7 +216,7 @@ def _json_of(
             {"attack": card_str(a), "defense": card_str(d) if d >= 0 else None} for a, d in table
         ],
         "discard": discard.bit_count(),
-        "discarded": [card_str(c) for c in cards_of(discard)],
+        "discarded": cards_str(discard),
         "attacker": None if over else attacker,
         "defender": None if over else defender,
         "round_attacker": None if over else round_attacker,
@@ -235,8 +234,7 @@ def _json_of(
 
 def view_of(state: GameState, seat: int) -> View:
     """What ``seat`` may know about ``state``."""
-    if not 0 <= seat < state.n:
-        raise ValueError(f"there is no seat {seat} at a {state.n}-player table")
+    _check_seat(state, seat)
     log = state.log
     cheating = state.rules.cheating
     return View(
@@ -273,6 +271,11 @@ def view_of(state: GameState, seat: int) -> View:
         plays=tuple(state.plays) if cheating else (),
         cheats=tuple(state.cheats) if cheating else (),
     )
+
+
+def _check_seat(state: GameState, seat: int) -> None:
+    if not 0 <= seat < state.n:
+        raise ValueError(f"there is no seat {seat} at a {state.n}-player table")
 
 
 def legal_of(state: GameState, seat: int) -> tuple[Action, ...]:

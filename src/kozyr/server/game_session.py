@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from kozyr.engine.actions import Action, Kind
-from kozyr.engine.cards import card_str, cards_of
+from kozyr.engine.cards import card_str, cards_str
 from kozyr.engine.deal import Deal
 from kozyr.engine.record import GameRecord
 from kozyr.engine.rules import Rules
@@ -146,8 +146,7 @@ class GameSession:
         mask = self.state.hands[seat]
         cached = self._hands.get(seat)
         if cached is None or cached[0] != mask:
-            hand = [card_str(c) for c in cards_of(mask)]
-            cached = self._hands[seat] = (mask, _encode(hand))
+            cached = self._hands[seat] = (mask, _encode(cards_str(mask)))
         return cached[1]
 
     def _public_view(self) -> tuple[int, bytes, int, tuple[Action, ...]]:
