@@ -8,6 +8,7 @@ import pytest
 
 from kozyr.bots.bench import parse_levels
 from kozyr.cli.main import main
+from kozyr.machine import Machine, describe
 
 
 def test_parse_levels() -> None:
@@ -48,6 +49,7 @@ def test_bench_bots_at_a_bigger_table(capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["bench", "bots", "--levels", "5", "--players", "4", "--seconds", "0.2"]) == 0
     out = capsys.readouterr().out
     assert "4 players" in out and "ISMCTS" in out
+    assert f"machine: {describe().summary()}" in out
 
 
 def test_bench_engine_prints_reference_and_core(capsys: pytest.CaptureFixture[str]) -> None:
@@ -68,3 +70,5 @@ def test_bench_engine_prints_reference_and_core(capsys: pytest.CaptureFixture[st
     text = capsys.readouterr().out
     assert "reference:" in text
     assert ("core:" in text) == core.AVAILABLE
+    assert figures["machine"]["cpus"] >= 1
+    assert f"machine: {Machine(**figures['machine']).summary()}" in text

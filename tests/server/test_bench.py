@@ -3,6 +3,7 @@ must report the server's CPU per move."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -12,10 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from kozyr.machine import describe
+from kozyr.server import bench
+
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
-def test_bench_server_reports_cpu_per_move() -> None:
+def test_bench_server_reports_cpu_per_move(capsys: pytest.CaptureFixture[str]) -> None:
     env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     cmd = [sys.executable, "-m", "kozyr.cli.main", "bench", "server", "--json"]
     cmd += ["--connections", "8", "--duration", "4", "--think", "0.2", "--client-procs", "1"]
@@ -30,6 +34,16 @@ def test_bench_server_reports_cpu_per_move() -> None:
     # Not pinned: the server may run on every CPU the bench may.
     assert figures["server_cpus"] is None
     assert figures["server_affinity"] == [sorted(os.sched_getaffinity(0))]
+    # The machine travels with the figures (CPU per move depends on it).
+    assert figures["machine"]["cpus"] == os.cpu_count()
+    assert figures["machine"]["usable_cpus"] == len(os.sched_getaffinity(0))
+    # The text form prints the same figures, the machine last.
+    bench._print(figures, argparse.Namespace(think=0.2), setup=1.0)
+    text = capsys.readouterr().out.splitlines()
+    assert text[0].startswith("kozyr bench server  (8 connections, 2 rooms x 4 seats")
+    assert f"  server CPU/move:   {figures['server_cpu_ms_per_move']} ms " in text[-4]
+    assert text[-2] == "  errors:            none"
+    assert text[-1] == f"  machine:           {describe().summary()}"
 
 
 def test_bench_server_pins_the_server_to_a_cpu_of_its_own() -> None:

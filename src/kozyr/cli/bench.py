@@ -11,7 +11,7 @@ import random
 import time
 from typing import Any
 
-from kozyr import core
+from kozyr import core, machine
 from kozyr.engine import native
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
@@ -123,6 +123,7 @@ def run_bots(args: argparse.Namespace) -> int:
         print(json.dumps([r.to_json() for r in rows], indent=2))
     else:
         print_table(rows, args.players, args.variant, args.cheating)
+        print(f"machine: {machine.describe().summary()}")
     return 0
 
 
@@ -142,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
         if core.AVAILABLE:
             figures[f"core_playout_{players}p"] = core_playout_rate(rules, args.seconds, args.seed)
     figures["legal_4p"] = legal_rate(Rules(variant=args.variant), args.seconds, args.seed)
+    figures["machine"] = machine.describe().to_json()
     if args.json:
         print(json.dumps(figures, indent=2))
         return 0
@@ -168,4 +170,5 @@ def run(args: argparse.Namespace) -> int:
         f"  legal-move generation, 4 players: {f['generations_per_s']:8.0f} /s"
         f"  ({f['moves_per_generation']:.1f} moves each)"
     )
+    print(f"  machine: {machine.Machine(**figures['machine']).summary()}")
     return 0

@@ -53,6 +53,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from kozyr import machine
+
 from .launch import listening_port, serve_command
 from .localcluster import LocalPostgres, LocalRedis, MissingBinary, tree_pids
 
@@ -753,6 +755,8 @@ def _run(args: argparse.Namespace, servers: _Servers) -> int:
         "server_cpus": servers.cpus,
         # The CPUs each started server may run on, as the kernel reports them.
         "server_affinity": [_affinity(p.pid) for p in servers.procs],
+        # CPU per move depends on the machine: the figures travel with it.
+        "machine": machine.describe().to_json(),
     }
     if args.json:
         print(json.dumps(figures, indent=2))
@@ -813,3 +817,4 @@ def _print(figures: dict[str, Any], args: argparse.Namespace, setup: float) -> N
     print(f"  errors:            {figures['errors'] or 'none'}")
     if figures["setup_retries"]:
         print(f"  setup retried:     {figures['setup_retries']} (answered unavailable)")
+    print(f"  machine:           {machine.Machine(**figures['machine']).summary()}")
