@@ -24,7 +24,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Any, Final, NamedTuple
 
-from .cards import CardError, card_str, cards_of, parse_card
+from .cards import CardError, card_str, cards_of, cards_str, parse_card
 
 
 class Kind(IntEnum):
@@ -76,7 +76,7 @@ class Action(NamedTuple):
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"seat": self.seat, "type": _NAME_OF_VALUE[self.kind]}
         if self.kind in _WITH_CARD_LIST:
-            out["cards"] = [card_str(c) for c in cards_of(self.cards)]
+            out["cards"] = cards_str(self.cards)
         elif self.kind in _WITH_ONE_CARD:
             out["card"] = card_str(cards_of(self.cards)[0])
             if self.kind == Kind.DEFEND:

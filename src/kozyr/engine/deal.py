@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from .cards import CARD_SUIT, card_str, cards_of, deck_cards, deck_mask
+from .cards import CARD_SUIT, card_str, cards_str, deck_cards, deck_mask
 from .rules import HAND_SIZE, Rules
 
 _MASK64: Final = (1 << 64) - 1
@@ -117,14 +117,14 @@ class Deal:
         where += [("deck", deck_m), ("discard", self.discard)]
         for name, m in where:
             if m & ~full:
-                bad = ", ".join(card_str(c) for c in cards_of(m & ~full))
+                bad = ", ".join(cards_str(m & ~full))
                 raise DealError(f"{name} holds card(s) not in a {rules.deck}-card deck: {bad}")
             if m & seen:
-                dup = ", ".join(card_str(c) for c in cards_of(m & seen))
+                dup = ", ".join(cards_str(m & seen))
                 raise DealError(f"card(s) dealt twice: {dup}")
             seen |= m
         if seen != full:
-            missing = ", ".join(card_str(c) for c in cards_of(full & ~seen))
+            missing = ", ".join(cards_str(full & ~seen))
             raise DealError(f"card(s) missing from the deal: {missing}")
         if self.deck and self.deck[-1] != self.trump:
             raise DealError(

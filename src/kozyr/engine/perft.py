@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import card_str, cards_of, deck_mask, mask_of, parse_card
+from .cards import cards_str, deck_mask, mask_of, parse_card
 from .record import GameRecord
 from .state import GameState
 
@@ -48,6 +48,6 @@ def empty_deck_record(rules: dict[str, Any], hands: list[list[str]], trump: str)
     (already drawn) trump card, which only sets the trump suit.
     """
     held = mask_of(parse_card(c) for h in hands for c in h)
-    rest = [card_str(c) for c in cards_of(deck_mask(rules.get("deck", 36)) & ~held)]
+    rest = cards_str(deck_mask(rules.get("deck", 36)) & ~held)
     deal = {"hands": hands, "deck": [], "trump": trump, "discard": rest}
     return {"version": 1, "rules": rules, "deal": deal, "actions": []}

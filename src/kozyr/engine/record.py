@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .actions import Action, ActionError
-from .cards import CardError, card_str, cards_of, parse_card
+from .cards import CardError, card_str, cards_str, parse_card
 from .deal import Deal, DealError
 from .rules import Rules, RulesError
 from .state import GameState, IllegalAction
@@ -199,12 +199,12 @@ def deal_to_json(deal: Deal) -> dict[str, Any]:
         out = {"seed": deal.seed}
     else:
         out = {
-            "hands": [[card_str(c) for c in cards_of(h)] for h in deal.hands],
+            "hands": [cards_str(h) for h in deal.hands],
             "deck": [card_str(c) for c in deal.deck],
             "trump": card_str(deal.trump),
         }
         if deal.discard:
-            out["discard"] = [card_str(c) for c in cards_of(deal.discard)]
+            out["discard"] = cards_str(deal.discard)
     if deal.first_attacker is not None:
         out["first_attacker"] = deal.first_attacker
     if deal.previous_durak is not None:

@@ -28,6 +28,7 @@ from .cards import (
     SUIT_MASK,
     card_str,
     cards_of,
+    cards_str,
 )
 from .deal import Deal
 from .rules import ATTACK_CAP, FIRST_ROUND_CAP, HAND_SIZE, Rules
@@ -876,7 +877,7 @@ class GameState:
             return f"only 'defend' names a target, not '{kind.label}'"
         hand = self.hands[seat]
         if cards & ~hand:
-            missing = " ".join(card_str(c) for c in cards_of(cards & ~hand))
+            missing = " ".join(cards_str(cards & ~hand))
             return f"seat {seat} does not hold {missing}"
         phase = self.phase
         if phase == LEAD:
@@ -1191,12 +1192,12 @@ class GameState:
         out = self._plain_json()
         if self.rules.cheating:
             out.update(cheating_json(self.marked, self.cleared, self.pending, self.plays))
-            out["cheats"] = [card_str(c) for c in cards_of(self.cheat_cards)]
+            out["cheats"] = cards_str(self.cheat_cards)
         return out
 
     def _plain_json(self) -> dict[str, Any]:
         return {
-            "hands": [[card_str(c) for c in cards_of(h)] for h in self.hands],
+            "hands": [cards_str(h) for h in self.hands],
             "deck": len(self.stock),
             "deck_cards": [card_str(c) for c in reversed(self.stock)],
             "trump": card_str(self.trump),
@@ -1206,7 +1207,7 @@ class GameState:
                 for a, d in zip(self.att, self.dfn, strict=True)
             ],
             "discard": self.discard.bit_count(),
-            "discarded": [card_str(c) for c in cards_of(self.discard)],
+            "discarded": cards_str(self.discard),
             "attacker": self.attacker if self.phase != OVER else None,
             "defender": self.defender if self.phase != OVER else None,
             "round_attacker": self.starter if self.phase != OVER else None,
@@ -1214,7 +1215,7 @@ class GameState:
             "phase": PHASE_NAMES[self.phase],
             "limit": self.limit if self.phase != OVER else None,
             "taking": self.taking,
-            "known": [[card_str(c) for c in cards_of(k)] for k in self.known],
+            "known": [cards_str(k) for k in self.known],
             "out": list(self.out),
             "result": self.result.to_json() if self.result else None,
         }
@@ -1228,7 +1229,7 @@ def cheating_json(
     played each card on the table (in play order)."""
     return {
         "marked": [s for s in range(8) if marked >> s & 1],
-        "cleared": [card_str(c) for c in cards_of(cleared)],
+        "cleared": cards_str(cleared),
         "pending": [s for s in range(8) if pending >> s & 1],
         "plays": [
             {
