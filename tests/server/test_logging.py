@@ -5,10 +5,15 @@ our writer is the one handler."""
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
+import os
+import socket
 import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from kozyr.server import logging as log
 
@@ -137,3 +142,93 @@ def test_lines_logged_on_an_event_loop_to_a_file_are_written_by_the_loop(tmp_pat
             assert [json.loads(x)["n"] for x in path.read_text().splitlines()] == list(range(6))
         finally:
             log.configure("info")  # back to stderr for the other tests
+
+
+NEWLINE = b"\n"
+
+
+def _read_lines(fd: int, count: int, timeout: float = 10.0) -> list[dict[str, object]]:
+    """Read ``count`` JSON lines from a blocking descriptor (pipe or socket)."""
+    data = b""
+    deadline = time.monotonic() + timeout
+    while data.count(NEWLINE) < count:
+        assert time.monotonic() < deadline, f"{data.count(NEWLINE)} of {count} lines"
+        data += os.read(fd, 1 << 16)
+    return [json.loads(line) for line in data.splitlines()]
+
+
+@pytest.mark.parametrize("kind", ["pipe", "socket"])
+def test_lines_logged_on_an_event_loop_to_a_pipe_or_socket_are_written_by_the_loop(
+    kind: str,
+) -> None:
+    """Docker gives the server a pipe, systemd a stream socket: the loop writes
+    its own lines there too (no thread woken per move), the shared
+    descriptor stays blocking for everyone else, and the order holds."""
+    if kind == "pipe":
+        read_fd, write_fd = os.pipe()
+    else:
+        a, b = socket.socketpair()
+        read_fd, write_fd = a.detach(), b.detach()
+    stream = os.fdopen(write_fd, "w")
+    try:
+        log.configure("info", stream)
+        writer = log._writer
+        assert writer is not None and writer._on_loop and writer._sink is not None
+        assert os.get_blocking(write_fd)  # never changed for the other writers
+
+        async def scenario() -> None:
+            log.event("move", n=0)
+            log.event("move", n=1)
+            assert not writer._wake.is_set()  # the thread was not woken
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            assert not writer._wake.is_set() and not writer._backlog
+            assert [line["n"] for line in _read_lines(read_fd, 2)] == [0, 1]
+            await asyncio.to_thread(log.event, "from_thread", n=2)  # the thread writes it
+            assert [line["n"] for line in _read_lines(read_fd, 1)] == [2]
+            log.event("move", n=3)
+            await asyncio.sleep(0)
+            await asyncio.sleep(0)
+            assert [line["n"] for line in _read_lines(read_fd, 1)] == [3]
+
+        asyncio.run(scenario())
+        assert os.get_blocking(write_fd)
+    finally:
+        log.configure("info")
+        stream.close()
+        os.close(read_fd)
+
+
+@pytest.mark.timeout(60)  # a loop that blocks on the full pipe would hang here
+def test_a_slow_reader_never_blocks_the_loop_and_loses_nothing() -> None:
+    """A pipe nobody reads for a while: the loop writes what fits, the thread
+    takes the rest (and the loop's later lines) and waits for the reader;
+    every line arrives once, in order, when the reader comes back."""
+    read_fd, write_fd = os.pipe()
+    fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, 4096)  # a small pipe fills fast
+    stream = os.fdopen(write_fd, "w")
+    total = 3000  # about 80 KB of lines: twenty pipes full
+    try:
+        log.configure("info", stream)
+        writer = log._writer
+        assert writer is not None and writer._sink is not None
+
+        async def scenario() -> float:
+            worst = 0.0
+            for n in range(total):
+                start = time.perf_counter()
+                log.event("move", n=n, pad="x" * 10)
+                await asyncio.sleep(0)  # the loop's write of this line
+                worst = max(worst, time.perf_counter() - start)
+            return worst
+
+        worst = asyncio.run(scenario())
+        # Nobody read yet: the pipe is full, the rest waits behind the thread.
+        assert worst < 0.5, f"the loop waited {worst:.3f} s for a write"
+        assert writer._backlog or writer._pending or writer._write_lock.locked()
+        lines = _read_lines(read_fd, total, timeout=30)
+        assert [line["n"] for line in lines] == list(range(total))
+    finally:
+        log.configure("info")
+        stream.close()
+        os.close(read_fd)

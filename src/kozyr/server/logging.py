@@ -25,6 +25,8 @@ from typing import IO, Any
 
 import msgspec
 
+from . import logsink
+
 LOGGER_NAME = "kozyr.server"
 _log = logging.getLogger(LOGGER_NAME)
 
@@ -77,13 +79,16 @@ class _Writer(logging.Handler):
     out within moments (tests and operators read the log as things happen, and
     a ``kill -9`` loses only what was not yet written).
 
-    When the stream is a regular file, lines logged on an event loop's thread
-    are written by that thread instead, once the loop finishes the callback
-    that logged them (``call_soon``): waking the writer thread for every move
-    — a futex wake and the GIL passed back and forth — cost more than writing
-    the line (about a fifth of a busy server's CPU), and a write to a regular
-    file does not block on a slow reader the way a pipe or a terminal can, which
-    is what the thread is for.
+    When the stream is a regular file, a pipe or a stream socket, lines logged
+    on an event loop's thread are written by that thread instead, once the loop
+    finishes the callback that logged them (``call_soon``): waking the writer
+    thread for every move — a futex wake and the GIL passed back and forth —
+    cost more than writing the line (a fifth to a quarter of a busy server's
+    CPU).  A write to a regular file does not block on a slow reader; a pipe or
+    a socket is written without blocking (:mod:`.logsink`), and what does not
+    fit is left to the thread, which is what the thread is for.  The loop never
+    waits for the thread either: while the thread writes, the loop's lines
+    queue behind it.
     """
 
     def __init__(self, stream: IO[str]) -> None:
@@ -95,8 +100,12 @@ class _Writer(logging.Handler):
         self._write_lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="kozyr-log", daemon=True)
         self._thread.start()
-        #: Lines logged on an event loop may be written by the loop (regular files).
-        self._on_loop = _is_regular_file(stream)
+        #: A pipe or stream socket the loop may write to without blocking.
+        self._sink = logsink.non_blocking_sink(stream)
+        #: Bytes the sink did not take (a slow reader), for the thread to write.
+        self._backlog = b""
+        #: Lines logged on an event loop may be written by the loop.
+        self._on_loop = self._sink is not None or _is_regular_file(stream)
         #: The loop that has a write of the pending lines scheduled, if any.
         self._flush_loop: asyncio.AbstractEventLoop | None = None
 
@@ -119,7 +128,31 @@ class _Writer(logging.Handler):
 
     def _flush_from_loop(self) -> None:
         self._flush_loop = None
-        self._write_pending()
+        lock = self._write_lock
+        if not lock.acquire(blocking=False):
+            self._wake.set()  # the thread is writing (a slow reader?): it takes these next
+            return
+        try:
+            if self._backlog:  # the thread has bytes to write first
+                self._wake.set()
+                return
+            text = self._format_pending()
+            if not text:
+                return
+            sink = self._sink
+            if sink is None:  # a regular file
+                self.stream.write(text)
+                self.stream.flush()
+                return
+            data = text.encode("utf-8", "backslashreplace")
+            done = sink.try_write(data)
+            if done < len(data):
+                self._backlog = data[done:]
+                self._wake.set()
+        except (OSError, ValueError):  # stream closed: nowhere to log to
+            pass
+        finally:
+            lock.release()
 
     def _run(self) -> None:
         while not self._stopping:
@@ -129,22 +162,33 @@ class _Writer(logging.Handler):
         self._write_pending()
 
     def _write_pending(self) -> None:
+        """Write the backlog and every pending line, waiting for the reader
+        if need be (the thread, or anyone once the writer is stopping)."""
         with self._write_lock:
-            pending = self._pending
-            lines = []
-            while pending:
-                record = pending.popleft()
-                try:
-                    lines.append(self.format(record))
-                except Exception:  # a bad record must not stop the log
-                    self.handleError(record)
-            if not lines:
-                return
+            text = self._format_pending()
             try:
-                self.stream.write("\n".join(lines) + "\n")
-                self.stream.flush()
+                if self._sink is None:
+                    if text:
+                        self.stream.write(text)
+                        self.stream.flush()
+                    return
+                data, self._backlog = self._backlog + text.encode("utf-8", "backslashreplace"), b""
+                if data:
+                    self._sink.write_all(data)
             except (OSError, ValueError):  # stream closed: nowhere to log to
                 pass
+
+    def _format_pending(self) -> str:
+        """The pending records as lines (each ending in a newline), in order."""
+        pending = self._pending
+        lines = []
+        while pending:
+            record = pending.popleft()
+            try:
+                lines.append(self.format(record))
+            except Exception:  # a bad record must not stop the log
+                self.handleError(record)
+        return "\n".join(lines) + "\n" if lines else ""
 
     def stop(self) -> None:
         """Write out every record, then end the thread."""
@@ -152,6 +196,13 @@ class _Writer(logging.Handler):
         self._wake.set()
         if self._thread is not threading.current_thread():
             self._thread.join(timeout=5)
+        if self._thread.is_alive():
+            return  # stuck on a reader that no longer reads (it is a daemon thread)
+        self._write_pending()  # anything logged while the thread finished
+        with self._write_lock:
+            sink, self._sink = self._sink, None
+            if sink is not None:  # later lines go to the stream itself
+                sink.close()
 
 
 def _is_regular_file(stream: IO[str]) -> bool:
