@@ -34,9 +34,21 @@ class NonBlockingSink:
 
     def write_all(self, data: bytes) -> None:
         """Write everything, waiting for the reader (the writer thread calls this)."""
-        raise NotImplementedError
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[self._write_shared(view) :]
+            except BlockingIOError:  # someone made the shared descriptor non-blocking
+                select.select([], [self._shared_fd()], [])
 
     def close(self) -> None:
+        raise NotImplementedError
+
+    def _write_shared(self, data: memoryview) -> int:
+        """One write to the stream's own (blocking) descriptor."""
+        raise NotImplementedError
+
+    def _shared_fd(self) -> int:
         raise NotImplementedError
 
 
@@ -51,17 +63,15 @@ class _Pipe(NonBlockingSink):
         except BlockingIOError:
             return 0
 
-    def write_all(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            try:
-                view = view[os.write(self._shared, view) :]
-            except BlockingIOError:  # someone made the shared pipe non-blocking
-                select.select([], [self._shared], [])
-
     def close(self) -> None:
         with contextlib.suppress(OSError):
             os.close(self._own)
+
+    def _write_shared(self, data: memoryview) -> int:
+        return os.write(self._shared, data)
+
+    def _shared_fd(self) -> int:
+        return self._shared
 
 
 class _Socket(NonBlockingSink):
@@ -74,16 +84,14 @@ class _Socket(NonBlockingSink):
         except BlockingIOError:
             return 0
 
-    def write_all(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            try:
-                view = view[self._sock.send(view) :]
-            except BlockingIOError:  # the shared descriptor is non-blocking
-                select.select([], [self._sock], [])
-
     def close(self) -> None:
         self._sock.close()
+
+    def _write_shared(self, data: memoryview) -> int:
+        return self._sock.send(data)
+
+    def _shared_fd(self) -> int:
+        return self._sock.fileno()
 
 
 def non_blocking_sink(stream: IO[str]) -> NonBlockingSink | None:
