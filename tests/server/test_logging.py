@@ -200,14 +200,20 @@ def test_lines_logged_on_an_event_loop_to_a_pipe_or_socket_are_written_by_the_lo
 
 
 @pytest.mark.timeout(60)  # a loop that blocks on the full pipe would hang here
-def test_a_slow_reader_never_blocks_the_loop_and_loses_nothing() -> None:
-    """A pipe nobody reads for a while: the loop writes what fits, the thread
-    takes the rest (and the loop's later lines) and waits for the reader;
-    every line arrives once, in order, when the reader comes back."""
-    read_fd, write_fd = os.pipe()
-    fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, 4096)  # a small pipe fills fast
+@pytest.mark.parametrize("kind", ["pipe", "socket"])
+def test_a_slow_reader_never_blocks_the_loop_and_loses_nothing(kind: str) -> None:
+    """A pipe or socket nobody reads for a while: the loop writes what fits,
+    the thread takes the rest (and the loop's later lines) and waits for the
+    reader; every line arrives once, in order, when the reader comes back."""
+    if kind == "pipe":
+        read_fd, write_fd = os.pipe()
+        fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, 4096)  # a small pipe fills fast
+    else:
+        a, b = socket.socketpair()
+        b.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        read_fd, write_fd = a.detach(), b.detach()
     stream = os.fdopen(write_fd, "w")
-    total = 3000  # about 80 KB of lines: twenty pipes full
+    total = 3000  # about 200 KB of lines: many times what the pipe or socket holds
     try:
         log.configure("info", stream)
         writer = log._writer
