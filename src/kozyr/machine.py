@@ -2,9 +2,9 @@
 
 Why: CPU time per move or per playout depends on the machine more than on most
 code changes.  The same server code measured 0.63 ms of CPU per move on one
-2-core machine and 0.30 ms on another with a larger cache (docs/performance.md),
-so a figure means something only next to the machine it came from.  The
-benchmarks print this with their figures.
+2-core machine and 0.30 ms on another (docs/performance.md), and nobody had
+noted which CPU the first one had.  A figure means something only next to the
+machine it came from, so the benchmarks print this with their figures.
 
 Read from Linux's ``/proc/cpuinfo`` and ``/sys/devices/system/cpu``; what a
 system does not offer is left out (``None``, no caches), never guessed.
