@@ -143,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
         if core.AVAILABLE:
             figures[f"core_playout_{players}p"] = core_playout_rate(rules, args.seconds, args.seed)
     figures["legal_4p"] = legal_rate(Rules(variant=args.variant), args.seconds, args.seed)
-    figures["machine"] = machine.describe().to_json()
+    here = machine.describe()
+    figures["machine"] = here.to_json()
     if args.json:
         print(json.dumps(figures, indent=2))
         return 0
@@ -170,5 +171,5 @@ def run(args: argparse.Namespace) -> int:
         f"  legal-move generation, 4 players: {f['generations_per_s']:8.0f} /s"
         f"  ({f['moves_per_generation']:.1f} moves each)"
     )
-    print(f"  machine: {machine.Machine(**figures['machine']).summary()}")
+    print(f"  machine: {here.summary()}")
     return 0

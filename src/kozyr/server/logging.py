@@ -135,22 +135,8 @@ class _Writer(logging.Handler):
         try:
             if self._backlog:  # the thread has bytes to write first
                 self._wake.set()
-                return
-            text = self._format_pending()
-            if not text:
-                return
-            sink = self._sink
-            if sink is None:  # a regular file
-                self.stream.write(text)
-                self.stream.flush()
-                return
-            data = text.encode("utf-8", "backslashreplace")
-            done = sink.try_write(data)
-            if done < len(data):
-                self._backlog = data[done:]
-                self._wake.set()
-        except (OSError, ValueError):  # stream closed: nowhere to log to
-            pass
+            else:
+                self._write(self._format_pending(), wait=False)
         finally:
             lock.release()
 
@@ -165,18 +151,31 @@ class _Writer(logging.Handler):
         """Write the backlog and every pending line, waiting for the reader
         if need be (the thread, or anyone once the writer is stopping)."""
         with self._write_lock:
-            text = self._format_pending()
-            try:
-                if self._sink is None:
-                    if text:
-                        self.stream.write(text)
-                        self.stream.flush()
-                    return
-                data, self._backlog = self._backlog + text.encode("utf-8", "backslashreplace"), b""
-                if data:
-                    self._sink.write_all(data)
-            except (OSError, ValueError):  # stream closed: nowhere to log to
-                pass
+            self._write(self._format_pending(), wait=True)
+
+    def _write(self, text: str, wait: bool) -> None:
+        """Write the backlog, then ``text`` (the write lock is held).  Without
+        ``wait``, a pipe or socket takes what fits and the rest becomes the
+        backlog, for the thread; a regular file takes everything either way."""
+        try:
+            sink = self._sink
+            if sink is None:
+                if text:
+                    self.stream.write(text)
+                    self.stream.flush()
+                return
+            data, self._backlog = self._backlog + text.encode("utf-8", "backslashreplace"), b""
+            if not data:
+                return
+            if wait:
+                sink.write_all(data)
+                return
+            done = sink.try_write(data)
+            if done < len(data):
+                self._backlog = data[done:]
+                self._wake.set()
+        except (OSError, ValueError):  # stream closed: nowhere to log to
+            pass
 
     def _format_pending(self) -> str:
         """The pending records as lines (each ending in a newline), in order."""
