@@ -103,6 +103,39 @@ def reduced(spec: LevelSpec, divisor: int, floor: int = 50) -> LevelSpec:
     return replace(spec, search=small)
 
 
+def scaled(spec: LevelSpec, factor: int) -> LevelSpec:
+    """``spec`` with its search budget (iterations or steps, solver nodes) and
+    its time cap multiplied by ``factor``: the same search thinking longer, for
+    measuring how strength grows with the budget (the arena's ``10x3``)."""
+    cfg = spec.search
+    if type(factor) is not int or factor < 1:
+        raise ValueError(f"a budget multiple is a whole number >= 1, not {factor!r}")
+    if cfg is None or factor == 1:
+        return spec
+    nodes = cfg.endgame_nodes * factor
+    cap = cfg.time_cap * factor
+    if isinstance(cfg, IsmctsConfig):
+        big: IsmctsConfig | SearchConfig = cfg._replace(
+            iterations=cfg.iterations * factor, endgame_nodes=nodes, time_cap=cap
+        )
+    else:
+        big = cfg._replace(steps=cfg.steps * factor, endgame_nodes=nodes, time_cap=cap)
+    return replace(spec, search=big)
+
+
+def lift_time_cap(bot: Bot, seconds: float) -> Bot:
+    """``bot`` (a level, ``mcN`` or ``isN``) with its wall-clock cap raised to at
+    least ``seconds``, in place; other bots are returned as they are.
+
+    The cap is a safety net for an overloaded server.  The arena raises it so
+    that a measurement run at low priority on a busy machine plays exactly the
+    moves its seeds say (budgets count iterations, not seconds)."""
+    inner = getattr(bot, "inner", bot)
+    if isinstance(inner, IsmctsBot | SearchBot) and inner.config.time_cap < seconds:
+        inner.config = inner.config._replace(time_cap=seconds)
+    return bot
+
+
 def level_bot(level: int, seed: int) -> Bot:
     """The bot of ``level`` (1..10) with ``seed``."""
     if type(level) is not int or not MIN_LEVEL <= level <= MAX_LEVEL:
