@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from kozyr import core
 from kozyr.engine.actions import Action
@@ -83,6 +83,77 @@ def budget(config: IsmctsConfig, players: int) -> int:
     return max(1, config.iterations * 2 // max(2, players))
 
 
+class RootSearch(NamedTuple):
+    """What one search found at its root, per candidate (in the order searched)."""
+
+    candidates: list[Action]
+    #: The index of the action the search plays (most visited).
+    best: int
+    visits: list[int]
+    #: Mean reward of each candidate for the searching seat (0 durak .. 1 not).
+    values: list[float]
+    #: The core's figures: iterations, nodes, rollout_steps, timed_out, and with
+    #: ``debug`` a dict of where the iterations went (see ``core/search.c``).
+    info: dict[str, Any]
+
+
+def _search(
+    view: View,
+    rng: random.Random,
+    slots: Slots,
+    config: IsmctsConfig,
+    cands: list[Action],
+    debug: bool = False,
+) -> RootSearch:
+    """The core's tree search of ``view`` over ``cands`` (the random numbers from ``rng``)."""
+    template = core.from_state(sample_state(view, rng, slots))
+    weights = card_weights(view) if config.inference else None
+    best, info = core._require().search(
+        template,
+        view.seat,
+        view.unseen(),
+        slots.hands,
+        slots.deck,
+        weights,
+        [tuple(a) for a in cands],
+        budget(config, view.rules.players),
+        rng.getrandbits(64),
+        config.exploration,
+        config.epsilon,
+        ROLLOUT_CAP,
+        config.time_cap,
+        ROLLOUT_STYLE,
+        config.bias,
+        debug,
+    )
+    return RootSearch(cands, best, info["visits"], info["values"], info)
+
+
+def search_root(
+    view: View,
+    seed: int,
+    config: IsmctsConfig,
+    cands: list[Action] | None = None,
+    debug: bool = False,
+) -> RootSearch:
+    """The tree search of ``view`` as a level with ``config`` and ``seed`` runs it,
+    without the endgame solver, over ``cands`` (default: the level's candidates).
+
+    With the default candidates it draws the same random numbers as
+    :func:`ismcts` (when the solver does not settle the decision), so it shows
+    what that decision saw; ``debug`` adds the core's statistics of where the
+    iterations went (``scripts/search_probe.py`` reads them).  Needs the core."""
+    if len(view.legal) < 1:
+        raise ValueError(f"seat {view.seat} has no legal action: it is not its turn")
+    rng = random.Random(decision_seed(seed, view))
+    slots = Slots(view)
+    if slots.determined():
+        sample_state(view, rng, slots)  # the solver's deal in ismcts(): same numbers after it
+    return _search(
+        view, rng, slots, config, cands if cands is not None else candidates(view), debug
+    )
+
+
 def ismcts(view: View, seed: int, config: IsmctsConfig) -> tuple[Action, SearchStats]:
     """The action to play in ``view`` and what finding it cost."""
     start = time.perf_counter()
@@ -104,35 +175,17 @@ def ismcts(view: View, seed: int, config: IsmctsConfig) -> tuple[Action, SearchS
     if solved is not None:
         stats.seconds = time.perf_counter() - start
         return solved, stats
-    cands = candidates(view)
-    template = core.from_state(sample_state(view, rng, slots))
-    weights = card_weights(view) if config.inference else None
-    best, info = core._require().search(
-        template,
-        view.seat,
-        view.unseen(),
-        slots.hands,
-        slots.deck,
-        weights,
-        [tuple(a) for a in cands],
-        budget(config, view.rules.players),
-        rng.getrandbits(64),
-        config.exploration,
-        config.epsilon,
-        ROLLOUT_CAP,
-        config.time_cap,
-        ROLLOUT_STYLE,
-        config.bias,
-    )
+    root = _search(view, rng, slots, config, candidates(view))
+    info = root.info
     stats.method = "ismcts"
-    stats.candidates = len(cands)
+    stats.candidates = len(root.candidates)
     stats.deals = info["iterations"]
     stats.rollouts = info["iterations"]
     stats.steps = info["rollout_steps"]
-    stats.value = info["values"][best]
+    stats.value = root.values[root.best]
     stats.timed_out = info["timed_out"]
     stats.seconds = time.perf_counter() - start
-    return cands[best], stats
+    return root.candidates[root.best], stats
 
 
 class IsmctsBot:

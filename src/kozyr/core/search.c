@@ -126,9 +126,39 @@ typedef struct {
     long long rollout_steps;
 } Stats;
 
+/* Debug statistics (search(..., debug=True)): where the iterations go.  Only
+ * filled when asked for; the search itself runs the same either way (no random
+ * numbers are drawn for them). */
+#define DBG_DEPTHS 64
+#define DBG_ROUNDS 16
+typedef struct {
+    uint64_t *deal_hash;           /* one per iteration: which determinization */
+    uint32_t *half_visits;         /* root children's visits at half the budget */
+    long long depth_hist[DBG_DEPTHS];  /* tree edges walked per iteration */
+    long long rounds_hist[DBG_ROUNDS]; /* rounds ended (refills) inside the tree walk */
+    long long over_in_tree;        /* iterations whose game ended inside the tree */
+    long long endgame_leaves;      /* playouts from an empty stock with two sides left */
+    long long playout_from_round;  /* playouts starting in a later round than the root's */
+} Debug;
+
+/* A hash of a determinization: every hand and the stock, in order. */
+static uint64_t deal_hash(const KState *s) {
+    uint64_t h = 0x9E3779B97F4A7C15ULL;
+    for (int x = 0; x < s->n; x++) h = (h ^ s->hands[x]) * 0x100000001B3ULL + (uint64_t)x;
+    for (int i = 0; i < s->stock_len; i++) h = (h ^ (uint64_t)s->stock[i]) * 0x100000001B3ULL;
+    return h ^ (h >> 29);
+}
+
+static int active_count(const KState *s) {
+    int k = 0;
+    for (int x = 0; x < s->n; x++) k += (s->active >> x) & 1;
+    return k;
+}
+
 /* The search proper: fills best (an index into cands) and per-candidate visits/values. */
 static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, int ncands,
-                  const Params *pp, uint64_t seed, uint32_t *visits, double *values, Stats *st) {
+                  const Params *pp, uint64_t seed, uint32_t *visits, double *values, Stats *st,
+                  Node **keep, Debug *dbg) {
     int cap_nodes = pp->iterations + ncands + 2;
     Node *nodes = malloc(sizeof(Node) * (size_t)cap_nodes);
     if (!nodes) return -1;
@@ -161,8 +191,13 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             st->timed_out = 1;
             break;
         }
+        if (dbg && it == pp->iterations / 2) {
+            int ch = nodes[0].child;
+            for (int i = 0; i < ncands; i++, ch = nodes[ch].sibling) dbg->half_visits[i] = nodes[ch].visits;
+        }
         KState s;
         determinize(tmpl, sp, &g, &s);
+        if (dbg) dbg->deal_hash[it] = deal_hash(&s);
         int node = 0, depth = 0;
         path[depth++] = 0;
         int expanded = 0;
@@ -234,6 +269,16 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             node = best;
             path[depth++] = node;
         }
+        if (dbg) {
+            dbg->depth_hist[depth - 1 < DBG_DEPTHS ? depth - 1 : DBG_DEPTHS - 1]++;
+            int r = (s.rounds - tmpl->rounds);
+            dbg->rounds_hist[r < DBG_ROUNDS ? r : DBG_ROUNDS - 1]++;
+            if (s.phase == P_OVER) dbg->over_in_tree++;
+            else {
+                if (s.stock_len == 0 && active_count(&s) == 2) dbg->endgame_leaves++;
+                if (s.rounds != tmpl->rounds) dbg->playout_from_round++;
+            }
+        }
         if (s.phase != P_OVER)
             st->rollout_steps += k_policy_playout(&s, &g, &tables, &pp->style, pp->eps, pp->rollout_cap);
         double reward_of[K_MAX_PLAYERS];
@@ -254,8 +299,69 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         if (visits[i] > visits[best] || (visits[i] == visits[best] && values[i] > values[best]))
             best = i;
     }
-    free(nodes);
+    if (keep) *keep = nodes; /* the caller reads the tree (debug) and frees it */
+    else free(nodes);
     return best;
+}
+
+/* Branching of the tree below the root (debug): for every node visited at least
+ * ``min_visits`` times whose children are moves of ``who`` (the searching seat,
+ * or any opponent), the number of children and the effective number (the
+ * exponential of the entropy of their visit shares), summed with the count. */
+static void branching(const Node *nodes, int used, int seat, int opponents, uint32_t min_visits,
+                      double *count, double *children, double *effective) {
+    *count = *children = *effective = 0;
+    for (int i = 1; i < used; i++) {
+        const Node *nd = &nodes[i];
+        if (nd->visits < min_visits || nd->child < 0) continue;
+        int mover = nodes[nd->child].player;
+        if ((mover != seat) != (opponents != 0)) continue;
+        double n = 0, k = 0, h = 0;
+        for (int c = nd->child; c >= 0; c = nodes[c].sibling) { n += nodes[c].visits; k++; }
+        if (n <= 0) continue;
+        for (int c = nd->child; c >= 0; c = nodes[c].sibling)
+            if (nodes[c].visits) {
+                double p = nodes[c].visits / n;
+                h -= p * log(p);
+            }
+        *count += 1;
+        *children += k;
+        *effective += exp(h);
+    }
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The debug statistics as a dict (None-safe: NULL with an exception set). */
+static PyObject *debug_dict(const Debug *dbg, const Node *nodes, int used, int iterations,
+                            int ncands, int seat) {
+    uint64_t *h = dbg->deal_hash;
+    qsort(h, (size_t)iterations, sizeof *h, cmp_u64);
+    int distinct = iterations > 0;
+    for (int i = 1; i < iterations; i++) distinct += h[i] != h[i - 1];
+    PyObject *depths = PyList_New(DBG_DEPTHS), *rounds = PyList_New(DBG_ROUNDS);
+    PyObject *half = PyList_New(ncands);
+    if (!depths || !rounds || !half) {
+        Py_XDECREF(depths); Py_XDECREF(rounds); Py_XDECREF(half);
+        return NULL;
+    }
+    for (int i = 0; i < DBG_DEPTHS; i++) PyList_SET_ITEM(depths, i, PyLong_FromLongLong(dbg->depth_hist[i]));
+    for (int i = 0; i < DBG_ROUNDS; i++) PyList_SET_ITEM(rounds, i, PyLong_FromLongLong(dbg->rounds_hist[i]));
+    for (int i = 0; i < ncands; i++) PyList_SET_ITEM(half, i, PyLong_FromUnsignedLong(dbg->half_visits[i]));
+    double oc, och, oef, mc, mch, mef;
+    uint32_t min_visits = 100;
+    branching(nodes, used, seat, 1, min_visits, &oc, &och, &oef);
+    branching(nodes, used, seat, 0, min_visits, &mc, &mch, &mef);
+    return Py_BuildValue(
+        "{s:i,s:N,s:N,s:N,s:L,s:L,s:L,s:{s:d,s:d,s:d},s:{s:d,s:d,s:d},s:i}", "distinct_deals",
+        distinct, "depths", depths, "rounds", rounds, "half_visits", half, "over_in_tree",
+        dbg->over_in_tree, "endgame_leaves", dbg->endgame_leaves, "playout_from_later_round",
+        dbg->playout_from_round, "opponent_nodes", "count", oc, "children", och, "effective", oef,
+        "own_nodes", "count", mc, "children", mch, "effective", mef, "branching_min_visits",
+        (int)min_visits);
 }
 
 /* The deal sampler of ``seat`` from Python arguments; 0 with an exception set.
@@ -329,14 +435,15 @@ static int read_sampler(const KState *tmpl, int seat, uint64_t pool, PyObject *s
  * weights: None or a sequence of n sequences of 52 floats. */
 PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
     static char *kw[] = {"state", "seat", "pool", "slots", "deck_hidden", "weights", "candidates",
-                         "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias", NULL};
+                         "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias",
+                         "debug", NULL};
     PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o;
-    int seat, deck_hidden, iterations, rollout_cap;
+    int seat, deck_hidden, iterations, rollout_cap, debug = 0;
     unsigned long long pool, seed;
     double c, eps, time_cap, bias = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|d", kw, &state_obj, &seat, &pool,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp", kw, &state_obj, &seat, &pool,
                                      &slots_o, &deck_hidden, &weights_o, &cands_o, &iterations,
-                                     &seed, &c, &eps, &rollout_cap, &time_cap, &style_o, &bias))
+                                     &seed, &c, &eps, &rollout_cap, &time_cap, &style_o, &bias, &debug))
         return NULL;
     const KState *tmpl = k_state_of(state_obj);
     if (!tmpl) return NULL;
@@ -389,9 +496,32 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att}, bias};
         Stats st = {0, 0, 0, 0};
         int best;
+        Debug *dbg = NULL;
+        Node *tree = NULL;
+        if (debug) {
+            dbg = calloc(1, sizeof(Debug));
+            if (dbg) {
+                dbg->deal_hash = malloc(sizeof(uint64_t) * (size_t)iterations);
+                dbg->half_visits = calloc((size_t)ncands, sizeof(uint32_t));
+            }
+            if (!dbg || !dbg->deal_hash || !dbg->half_visits) {
+                if (dbg) { free(dbg->deal_hash); free(dbg->half_visits); free(dbg); }
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
         Py_BEGIN_ALLOW_THREADS
-        best = ismcts(tmpl, sp, cands, ncands, &pp, seed, visits, values, &st);
+        best = ismcts(tmpl, sp, cands, ncands, &pp, seed, visits, values, &st, debug ? &tree : NULL, dbg);
         Py_END_ALLOW_THREADS
+        PyObject *extra = NULL;
+        if (dbg) {
+            if (best >= 0) extra = debug_dict(dbg, tree, st.nodes, st.iterations, ncands, seat);
+            free(tree);
+            free(dbg->deal_hash);
+            free(dbg->half_visits);
+            free(dbg);
+            if (best >= 0 && !extra) goto done;
+        }
         if (best < 0) { PyErr_NoMemory(); goto done; }
         PyObject *vis = PyList_New(ncands), *val = PyList_New(ncands);
         for (int i = 0; i < ncands; i++) {
@@ -401,6 +531,10 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         result = Py_BuildValue("(i{s:i,s:i,s:L,s:O,s:N,s:N})", best, "iterations", st.iterations,
                                "nodes", st.nodes, "rollout_steps", st.rollout_steps, "timed_out",
                                st.timed_out ? Py_True : Py_False, "visits", vis, "values", val);
+        if (result && extra) {
+            if (PyDict_SetItemString(PyTuple_GET_ITEM(result, 1), "debug", extra) < 0) Py_CLEAR(result);
+        }
+        Py_XDECREF(extra);
     }
 done:
     free(sp);
