@@ -165,7 +165,10 @@ def endgame_noise(
     value there against ``playouts`` noisy policy playouts from it."""
     errors: list[float] = []
     wrong: list[float] = []
+    wrong_greedy: list[float] = []
     exact_values: list[float] = []
+    cards: list[int] = []
+    solver_nodes: list[int] = []
     unsolved = 0
     for seed, view in views:
         rng = random.Random(seed)
@@ -187,9 +190,14 @@ def endgame_noise(
                 s = state.copy()
                 playout(s, rng, eps)
                 got.append(reward(s, mover))
+            greedy = state.copy()
+            playout(greedy, rng, 0.0)
             errors.append(abs(statistics.fmean(got) - solution.value))
             wrong.append(statistics.fmean(abs(g - solution.value) >= 0.5 for g in got))
+            wrong_greedy.append(abs(reward(greedy, mover) - solution.value) >= 0.5)
             exact_values.append(solution.value)
+            cards.append(sum(h.bit_count() for h in state.hands))
+            solver_nodes.append(solution.nodes)
     return {
         "endgames": len(errors),
         "unsolved": unsolved,
@@ -198,6 +206,14 @@ def endgame_noise(
         if wrong
         else float("nan"),
         "mover_exact_value_mean": statistics.fmean(exact_values) if exact_values else float("nan"),
+        "wrong_outcome_without_random_moves": statistics.fmean(wrong_greedy)
+        if wrong_greedy
+        else float("nan"),
+        "cards_in_hands_median": statistics.median(cards) if cards else float("nan"),
+        "solver_nodes_median": statistics.median(solver_nodes) if solver_nodes else float("nan"),
+        "solver_nodes_p90": sorted(solver_nodes)[int(0.9 * len(solver_nodes))]
+        if solver_nodes
+        else float("nan"),
     }
 
 

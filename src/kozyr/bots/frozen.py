@@ -38,6 +38,9 @@ def _issue12(iterations: int, endgame_nodes: int, time_cap: float) -> IsmctsConf
         bias=0.0,
         inference=True,
         fallback_steps=4,
+        halving=False,
+        tree_rounds=0,
+        root_exploration=0.0,
     )
 
 

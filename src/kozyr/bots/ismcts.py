@@ -61,6 +61,12 @@ class IsmctsConfig(NamedTuple):
     inference: bool = True
     #: Flat-search steps per iteration when the core is missing (fallback).
     fallback_steps: int = 4
+    #: Issue 29: spread the root's budget by sequential halving instead of UCB.
+    halving: bool = False
+    #: Issue 29: the tree stops after this many round ends (0: no limit).
+    tree_rounds: int = 0
+    #: Issue 29: the UCB exploration constant at the root (0: ``exploration``).
+    root_exploration: float = 0.0
 
 
 def style_tuple(style: Style) -> tuple[int, int, int, int, float, float]:
@@ -125,6 +131,9 @@ def _search(
         ROLLOUT_STYLE,
         config.bias,
         debug,
+        root_halving=config.halving,
+        tree_rounds=config.tree_rounds,
+        root_c=config.root_exploration,
     )
     return RootSearch(cands, best, info["visits"], info["values"], info)
 

@@ -119,7 +119,60 @@ typedef struct {
     double time_cap;   /* seconds; safety net */
     KStyle style;
     double bias;       /* progressive bias towards the policy's action: bias / (visits + 1) */
+    /* Issue 29 (0 everywhere: issue 12's search, which the frozen isN bots play) */
+    int root_halving;  /* 1: the root's budget spread by sequential halving, not UCB */
+    int tree_rounds;   /* > 0: the tree walk stops after this many round ends */
+    double root_c;     /* > 0: the UCB exploration constant at the root (else c) */
 } Params;
+
+/* Sequential halving at the root (Karnin, Koren & Somekh 2013; as the root of a
+ * hybrid MCTS, Pepels et al. 2014): the budget is cut into ceil(log2(k)) rounds;
+ * in each round every surviving candidate gets an equal share of the descents
+ * (below the root the tree search is as usual), then the worse half by mean
+ * reward is dropped.  UCB spends a large budget deepening the candidate it
+ * already prefers; halving keeps comparing the candidates that are close. */
+typedef struct {
+    int alive[K_MAX_ACTIONS]; /* node indices of the surviving root children */
+    int nalive, round, rounds, in_round, round_budget, total;
+} Halving;
+
+static void halving_start(Halving *h, const Node *nodes, int ncands, int iterations) {
+    h->nalive = 0;
+    for (int ch = nodes[0].child; ch >= 0; ch = nodes[ch].sibling) h->alive[h->nalive++] = ch;
+    h->rounds = 1;
+    while ((1 << h->rounds) < ncands) h->rounds++;
+    h->round = 0;
+    h->in_round = 0;
+    h->total = iterations;
+    h->round_budget = h->rounds == 1 ? iterations : iterations / h->rounds;
+}
+
+static double mean_of(const Node *nd) { return nd->visits ? nd->total / nd->visits : 0; }
+
+/* The surviving candidates by mean reward, best first (ties: the earlier candidate). */
+static void halving_sort(Halving *h, const Node *nodes) {
+    for (int i = 1; i < h->nalive; i++) {
+        int x = h->alive[i], j = i;
+        while (j > 0 && mean_of(&nodes[h->alive[j - 1]]) < mean_of(&nodes[x])) {
+            h->alive[j] = h->alive[j - 1];
+            j--;
+        }
+        h->alive[j] = x;
+    }
+}
+
+/* The root child the next descent must take. */
+static int halving_next(Halving *h, const Node *nodes) {
+    if (h->in_round >= h->round_budget && h->round < h->rounds - 1 && h->nalive > 1) {
+        halving_sort(h, nodes);
+        h->nalive = (h->nalive + 1) / 2;
+        h->round++;
+        h->in_round = 0;
+        if (h->round == h->rounds - 1)
+            h->round_budget = h->total - (h->total / h->rounds) * (h->rounds - 1);
+    }
+    return h->alive[h->in_round++ % h->nalive];
+}
 
 typedef struct {
     int iterations, nodes, timed_out;
@@ -185,12 +238,19 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
     KAction acts[K_MAX_ACTIONS];
     int path[4096];
     double start = now();
+    Halving *halving = NULL;
+    if (pp->root_halving) {
+        halving = malloc(sizeof(Halving));
+        if (!halving) { free(nodes); return -1; }
+        halving_start(halving, nodes, ncands, pp->iterations);
+    }
     int it;
     for (it = 0; it < pp->iterations; it++) {
         if ((it & 63) == 63 && now() - start > pp->time_cap) {
             st->timed_out = 1;
             break;
         }
+        int forced = halving ? halving_next(halving, nodes) : -1;
         if (dbg && it == pp->iterations / 2) {
             int ch = nodes[0].child;
             for (int i = 0; i < ncands; i++, ch = nodes[ch].sibling) dbg->half_visits[i] = nodes[ch].visits;
@@ -201,7 +261,8 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         int node = 0, depth = 0;
         path[depth++] = 0;
         int expanded = 0;
-        while (s.phase != P_OVER && !expanded && depth < 4000) {
+        while (s.phase != P_OVER && !expanded && depth < 4000 &&
+               !(pp->tree_rounds > 0 && s.rounds - tmpl->rounds >= pp->tree_rounds)) {
             int k;
             if (node == 0) {
                 k = ncands;
@@ -234,7 +295,10 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             int unvisited = -1;
             for (int i = 0; i < nm; i++)
                 if (nodes[matched[i]].visits == 0) { unvisited = matched[i]; break; }
-            if (unvisited >= 0) { /* the root's candidates start unvisited */
+            if (node == 0 && forced >= 0) { /* sequential halving chose the root child */
+                best = forced;
+                expanded = nodes[best].visits == 0;
+            } else if (unvisited >= 0) { /* the root's candidates start unvisited */
                 best = unvisited;
                 expanded = 1;
             } else if (nu > 0 && used < cap_nodes) {
@@ -255,10 +319,11 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                 expanded = 1;
             } else {
                 double best_score = -1e300;
+                double c = node == 0 && pp->root_c > 0 ? pp->root_c : pp->c;
                 for (int i = 0; i < nm; i++) {
                     Node *ch = &nodes[matched[i]];
                     logs = log((double)ch->avail);
-                    double score = ch->total / ch->visits + pp->c * sqrt(logs / ch->visits);
+                    double score = ch->total / ch->visits + c * sqrt(logs / ch->visits);
                     if (have_hint && pp->bias > 0 && same_action(&ch->action, &hint))
                         score += pp->bias / (ch->visits + 1);
                     if (score > best_score) { best_score = score; best = matched[i]; }
@@ -298,6 +363,14 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         values[i] = nodes[ch].visits ? nodes[ch].total / nodes[ch].visits : 0;
         if (visits[i] > visits[best] || (visits[i] == visits[best] && values[i] > values[best]))
             best = i;
+    }
+    if (halving) { /* the best mean among the last survivors */
+        halving_sort(halving, nodes);
+        int top = halving->alive[0];
+        ch = nodes[0].child;
+        for (int i = 0; i < ncands; i++, ch = nodes[ch].sibling)
+            if (ch == top) best = i;
+        free(halving);
     }
     if (keep) *keep = nodes; /* the caller reads the tree (debug) and frees it */
     else free(nodes);
@@ -436,15 +509,20 @@ static int read_sampler(const KState *tmpl, int seat, uint64_t pool, PyObject *s
 PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
     static char *kw[] = {"state", "seat", "pool", "slots", "deck_hidden", "weights", "candidates",
                          "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias",
-                         "debug", NULL};
+                         "debug", "root_halving", "tree_rounds", "root_c", NULL};
     PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o;
-    int seat, deck_hidden, iterations, rollout_cap, debug = 0;
+    int seat, deck_hidden, iterations, rollout_cap, debug = 0, root_halving = 0, tree_rounds = 0;
     unsigned long long pool, seed;
-    double c, eps, time_cap, bias = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp", kw, &state_obj, &seat, &pool,
-                                     &slots_o, &deck_hidden, &weights_o, &cands_o, &iterations,
-                                     &seed, &c, &eps, &rollout_cap, &time_cap, &style_o, &bias, &debug))
+    double c, eps, time_cap, bias = 0, root_c = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pid", kw, &state_obj, &seat,
+                                     &pool, &slots_o, &deck_hidden, &weights_o, &cands_o,
+                                     &iterations, &seed, &c, &eps, &rollout_cap, &time_cap, &style_o,
+                                     &bias, &debug, &root_halving, &tree_rounds, &root_c))
         return NULL;
+    if (tree_rounds < 0 || root_c < 0 || c < 0 || eps < 0 || eps > 1) {
+        PyErr_SetString(PyExc_ValueError, "search: negative tree_rounds, c or root_c, or eps not in 0..1");
+        return NULL;
+    }
     const KState *tmpl = k_state_of(state_obj);
     if (!tmpl) return NULL;
     if (tmpl->phase == P_OVER || tmpl->to_move != seat || seat < 0 || seat >= tmpl->n ||
@@ -493,7 +571,8 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         if (!k_require_tuple(style_o, "the style") ||
             !PyArg_ParseTuple(style_o, "iiiidd", &a, &b, &cc, &d, &rt, &att))
             goto done;
-        Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att}, bias};
+        Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att},
+                     bias, root_halving, tree_rounds, root_c};
         Stats st = {0, 0, 0, 0};
         int best;
         Debug *dbg = NULL;
