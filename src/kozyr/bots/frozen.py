@@ -41,6 +41,8 @@ def _issue12(iterations: int, endgame_nodes: int, time_cap: float) -> IsmctsConf
         halving=False,
         tree_rounds=0,
         root_exploration=0.0,
+        exact_cards=0,
+        exact_nodes=2_000,
     )
 
 

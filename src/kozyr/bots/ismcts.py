@@ -67,6 +67,12 @@ class IsmctsConfig(NamedTuple):
     tree_rounds: int = 0
     #: Issue 29: the UCB exploration constant at the root (0: ``exploration``).
     root_exploration: float = 0.0
+    #: Issue 29: a playout that reaches a perfect-information endgame (stock
+    #: empty, two sides) with at most this many cards in the hands is solved
+    #: exactly (0: never)...
+    exact_cards: int = 0
+    #: ...within this many solver nodes (else the policy plays it out).
+    exact_nodes: int = 2_000
 
 
 def style_tuple(style: Style) -> tuple[int, int, int, int, float, float]:
@@ -134,6 +140,8 @@ def _search(
         root_halving=config.halving,
         tree_rounds=config.tree_rounds,
         root_c=config.root_exploration,
+        endgame_cards=config.exact_cards,
+        endgame_nodes=config.exact_nodes,
     )
     return RootSearch(cands, best, info["visits"], info["values"], info)
 

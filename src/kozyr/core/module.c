@@ -624,6 +624,7 @@ static PyMethodDef core_methods[] = {
     {"bench_random", core_bench_random, METH_VARARGS, "bench_random(rules, seed, games) -> actions"},
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS, SEARCH_DOC},
     {"sample_deals", core_sample_deals, METH_VARARGS, "sample_deals(state, seat, pool, slots, deck_hidden, weights, count, seed)"},
+    {"solve", core_solve, METH_VARARGS, "solve(state, side, budget) -> (value in halves, nodes) or None"},
     {NULL, NULL, 0, NULL},
 };
 

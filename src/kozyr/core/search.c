@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "core.h"
+#include "solver.h"
 
 typedef struct {
     KAction action; /* the action that leads here */
@@ -123,6 +124,9 @@ typedef struct {
     int root_halving;  /* 1: the root's budget spread by sequential halving, not UCB */
     int tree_rounds;   /* > 0: the tree walk stops after this many round ends */
     double root_c;     /* > 0: the UCB exploration constant at the root (else c) */
+    int endgame_cards; /* > 0: playouts reaching a perfect-information endgame with at
+                          most this many cards in the hands are solved exactly... */
+    int endgame_nodes; /* ...within this many solver nodes each (else played out) */
 } Params;
 
 /* Sequential halving at the root (Karnin, Koren & Somekh 2013; as the root of a
@@ -177,7 +181,28 @@ static int halving_next(Halving *h, const Node *nodes) {
 typedef struct {
     int iterations, nodes, timed_out;
     long long rollout_steps;
+    long long solves, solved, solver_nodes; /* endgames solved in playouts */
 } Stats;
+
+/* Every seat's reward from an exact endgame value (halves, for ``side``). */
+static void exact_rewards(const KState *s, int side, int v, double *reward_of) {
+    int other = -1;
+    for (int x = 0; x < s->n; x++)
+        if ((s->active >> x & 1) && x != side) other = x;
+    for (int x = 0; x < s->n; x++) {
+        if (v == 1) reward_of[x] = 0.5;
+        else {
+            int durak = v == 0 ? side : other;
+            reward_of[x] = s->team[x] == s->team[durak] ? 0.0 : 1.0;
+        }
+    }
+}
+
+static int lowest_active(const KState *s) {
+    for (int x = 0; x < s->n; x++)
+        if (s->active >> x & 1) return x;
+    return -1;
+}
 
 /* Debug statistics (search(..., debug=True)): where the iterations go.  Only
  * filled when asked for; the search itself runs the same either way (no random
@@ -238,10 +263,20 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
     KAction acts[K_MAX_ACTIONS];
     int path[4096];
     double start = now();
+    KSolver solver;
+    int solving = 0;
+    if (pp->endgame_cards > 0 && pp->endgame_nodes > 0 && !tmpl->r.cheating) {
+        if (!k_solver_init(&solver, 18, tmpl, &pp->style)) { free(nodes); return -1; }
+        solving = 1;
+    }
     Halving *halving = NULL;
     if (pp->root_halving) {
         halving = malloc(sizeof(Halving));
-        if (!halving) { free(nodes); return -1; }
+        if (!halving) {
+            if (solving) k_solver_free(&solver);
+            free(nodes);
+            return -1;
+        }
         halving_start(halving, nodes, ncands, pp->iterations);
     }
     int it;
@@ -344,10 +379,26 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                 if (s.rounds != tmpl->rounds) dbg->playout_from_round++;
             }
         }
-        if (s.phase != P_OVER)
-            st->rollout_steps += k_policy_playout(&s, &g, &tables, &pp->style, pp->eps, pp->rollout_cap);
         double reward_of[K_MAX_PLAYERS];
-        for (int x = 0; x < s.n; x++) reward_of[x] = k_reward(&s, x);
+        int exact = 0;
+        if (solving) {
+            if (s.phase != P_OVER)
+                st->rollout_steps += k_policy_playout_to(&s, &g, &tables, &pp->style, pp->eps,
+                                                         pp->rollout_cap, pp->endgame_cards);
+            if (s.phase != P_OVER && s.stock_len == 0 && s.phase != P_LAST_CALL) {
+                int side = lowest_active(&s);
+                int v = k_solve(&solver, &s, side, pp->endgame_nodes);
+                if (v >= 0) {
+                    exact_rewards(&s, side, v, reward_of);
+                    exact = 1;
+                }
+            }
+        }
+        if (!exact) {
+            if (s.phase != P_OVER)
+                st->rollout_steps += k_policy_playout(&s, &g, &tables, &pp->style, pp->eps, pp->rollout_cap);
+            for (int x = 0; x < s.n; x++) reward_of[x] = k_reward(&s, x);
+        }
         for (int i = 0; i < depth; i++) {
             Node *nd = &nodes[path[i]];
             nd->visits++;
@@ -371,6 +422,12 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         for (int i = 0; i < ncands; i++, ch = nodes[ch].sibling)
             if (ch == top) best = i;
         free(halving);
+    }
+    if (solving) {
+        st->solves = solver.solves;
+        st->solved = solver.solved;
+        st->solver_nodes = solver.total_nodes;
+        k_solver_free(&solver);
     }
     if (keep) *keep = nodes; /* the caller reads the tree (debug) and frees it */
     else free(nodes);
@@ -509,18 +566,23 @@ static int read_sampler(const KState *tmpl, int seat, uint64_t pool, PyObject *s
 PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
     static char *kw[] = {"state", "seat", "pool", "slots", "deck_hidden", "weights", "candidates",
                          "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias",
-                         "debug", "root_halving", "tree_rounds", "root_c", NULL};
+                         "debug", "root_halving", "tree_rounds", "root_c", "endgame_cards",
+                         "endgame_nodes", NULL};
     PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o;
     int seat, deck_hidden, iterations, rollout_cap, debug = 0, root_halving = 0, tree_rounds = 0;
+    int endgame_cards = 0, endgame_nodes = 0;
     unsigned long long pool, seed;
     double c, eps, time_cap, bias = 0, root_c = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pid", kw, &state_obj, &seat,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidii", kw, &state_obj, &seat,
                                      &pool, &slots_o, &deck_hidden, &weights_o, &cands_o,
                                      &iterations, &seed, &c, &eps, &rollout_cap, &time_cap, &style_o,
-                                     &bias, &debug, &root_halving, &tree_rounds, &root_c))
+                                     &bias, &debug, &root_halving, &tree_rounds, &root_c,
+                                     &endgame_cards, &endgame_nodes))
         return NULL;
-    if (tree_rounds < 0 || root_c < 0 || c < 0 || eps < 0 || eps > 1) {
-        PyErr_SetString(PyExc_ValueError, "search: negative tree_rounds, c or root_c, or eps not in 0..1");
+    if (tree_rounds < 0 || root_c < 0 || c < 0 || eps < 0 || eps > 1 || endgame_cards < 0 ||
+        endgame_nodes < 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "search: negative tree_rounds, c, root_c or endgame figures, or eps not in 0..1");
         return NULL;
     }
     const KState *tmpl = k_state_of(state_obj);
@@ -572,8 +634,8 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
             !PyArg_ParseTuple(style_o, "iiiidd", &a, &b, &cc, &d, &rt, &att))
             goto done;
         Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att},
-                     bias, root_halving, tree_rounds, root_c};
-        Stats st = {0, 0, 0, 0};
+                     bias, root_halving, tree_rounds, root_c, endgame_cards, endgame_nodes};
+        Stats st = {0};
         int best;
         Debug *dbg = NULL;
         Node *tree = NULL;
@@ -610,6 +672,16 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         result = Py_BuildValue("(i{s:i,s:i,s:L,s:O,s:N,s:N})", best, "iterations", st.iterations,
                                "nodes", st.nodes, "rollout_steps", st.rollout_steps, "timed_out",
                                st.timed_out ? Py_True : Py_False, "visits", vis, "values", val);
+        if (result && endgame_cards > 0) {
+            PyObject *d = PyTuple_GET_ITEM(result, 1), *v;
+            long long figures[3] = {st.solves, st.solved, st.solver_nodes};
+            const char *names[3] = {"solves", "solved", "solver_nodes"};
+            for (int i = 0; result && i < 3; i++) {
+                v = PyLong_FromLongLong(figures[i]);
+                if (!v || PyDict_SetItemString(d, names[i], v) < 0) Py_CLEAR(result);
+                Py_XDECREF(v);
+            }
+        }
         if (result && extra) {
             if (PyDict_SetItemString(PyTuple_GET_ITEM(result, 1), "debug", extra) < 0) Py_CLEAR(result);
         }
@@ -658,4 +730,37 @@ PyObject *core_sample_deals(PyObject *mod, PyObject *args) {
     }
     free(sp);
     return out;
+}
+
+/* solve(state, side, budget) -> 0 / 1 / 2 (halves: side's player the durak, a
+ * draw, not the durak) or None when the position is not a two-sided honest one
+ * or the budget ran out: the solver the playouts use (for tests against
+ * bots/endgame.py). */
+PyObject *core_solve(PyObject *mod, PyObject *args) {
+    PyObject *state_obj;
+    int side;
+    long long budget;
+    if (!PyArg_ParseTuple(args, "OiL", &state_obj, &side, &budget)) return NULL;
+    const KState *s = k_state_of(state_obj);
+    if (!s) return NULL;
+    if (side < 0 || side >= s->n || budget < 0 || s->phase == P_OVER) {
+        PyErr_SetString(PyExc_ValueError, "solve: bad side or budget, or the game is over");
+        return NULL;
+    }
+    KSolver *sv = malloc(sizeof(KSolver));
+    if (!sv) return PyErr_NoMemory();
+    KStyle style = {1, 1, 1, 1, 0.0, 0.6}; /* the level-4 style: its moves are tried first */
+    if (!k_solver_init(sv, 16, s, &style)) {
+        free(sv);
+        return PyErr_NoMemory();
+    }
+    int v;
+    Py_BEGIN_ALLOW_THREADS
+    v = k_solve(sv, s, side, budget);
+    Py_END_ALLOW_THREADS
+    long long nodes = sv->nodes;
+    k_solver_free(sv);
+    free(sv);
+    if (v < 0) Py_RETURN_NONE;
+    return Py_BuildValue("(iL)", v, nodes);
 }
