@@ -104,9 +104,8 @@ def probe(view: View, seed: int, config: IsmctsConfig) -> dict[str, Any]:
         "best_share": visits[root.best] / total,
         "grew_in_second_half": grew,
         "value_best": root.values[root.best],
-        "value_gap": root.values[root.best] - max(
-            (v for i, v in enumerate(root.values) if i != root.best), default=0.0
-        ),
+        "value_gap": root.values[root.best]
+        - max((v for i, v in enumerate(root.values) if i != root.best), default=0.0),
         "endgame_leaves": dbg["endgame_leaves"] / n,
         "opp_children": _ratio(dbg["opponent_nodes"], "children"),
         "opp_effective": _ratio(dbg["opponent_nodes"], "effective"),
@@ -222,9 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--views", type=int, default=40)
     p.add_argument("--multiples", default="1,3,10,30")
     p.add_argument("--level", type=int, default=10, help="the level whose budget is multiplied")
-    p.add_argument(
-        "--frozen", action="store_true", help="the frozen issue-12 level (isN) instead"
-    )
+    p.add_argument("--frozen", action="store_true", help="the frozen issue-12 level (isN) instead")
     p.add_argument("--config", default="{}", help="JSON IsmctsConfig fields to override")
     p.add_argument("--players-level", type=int, default=7)
     p.add_argument("--variant", default="podkidnoy", choices=["podkidnoy", "perevodnoy"])
@@ -262,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
         noise = endgame_noise(views[: args.endgames], 4, 20, base_cfg.epsilon, 2_000_000)
         results["endgame_noise"] = noise
         print(
-            "endgames: " + ", ".join(f"{a} {b:.3g}" for a, b in noise.items())
+            "endgames: "
+            + ", ".join(f"{a} {b:.3g}" for a, b in noise.items())
             + f" ({time.perf_counter() - t0:.0f} s)"
         )
     if args.json:

@@ -43,6 +43,7 @@ def _issue12(iterations: int, endgame_nodes: int, time_cap: float) -> IsmctsConf
         root_exploration=0.0,
         exact_cards=0,
         exact_nodes=2_000,
+        endgame_eval=False,
     )
 
 

@@ -32,6 +32,7 @@ from kozyr import core
 from kozyr.engine.actions import Action
 from kozyr.engine.view import View
 
+from .evaluation import endgame_weights
 from .heuristics import SOLID, Style
 from .inference import card_weights
 from .public import decision_seed
@@ -73,6 +74,10 @@ class IsmctsConfig(NamedTuple):
     exact_cards: int = 0
     #: ...within this many solver nodes (else the policy plays it out).
     exact_nodes: int = 2_000
+    #: Issue 29: a playout stops at the first round that starts with an empty
+    #: stock and two sides, scored by the learned evaluation
+    #: (:mod:`kozyr.bots.evaluation`) instead of played out.
+    endgame_eval: bool = False
 
 
 def style_tuple(style: Style) -> tuple[int, int, int, int, float, float]:
@@ -142,6 +147,7 @@ def _search(
         root_c=config.root_exploration,
         endgame_cards=config.exact_cards,
         endgame_nodes=config.exact_nodes,
+        eval_weights=endgame_weights() if config.endgame_eval else None,
     )
     return RootSearch(cands, best, info["visits"], info["values"], info)
 

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "core.h"
+#include "eval.h"
 #include "solver.h"
 
 typedef struct {
@@ -127,6 +128,8 @@ typedef struct {
     int endgame_cards; /* > 0: playouts reaching a perfect-information endgame with at
                           most this many cards in the hands are solved exactly... */
     int endgame_nodes; /* ...within this many solver nodes each (else played out) */
+    const KEval *eval; /* non-NULL: a playout stops at the first round that starts
+                          with an empty stock and two sides, scored by this network */
 } Params;
 
 /* Sequential halving at the root (Karnin, Koren & Somekh 2013; as the root of a
@@ -182,7 +185,16 @@ typedef struct {
     int iterations, nodes, timed_out;
     long long rollout_steps;
     long long solves, solved, solver_nodes; /* endgames solved in playouts */
+    long long evaluated;                    /* playouts cut short by the network */
 } Stats;
+
+/* Every seat's reward from the network's value ``v`` for the attacker of a
+ * two-sided position: the defender's side gets 1 - v, players already out 1. */
+static void eval_rewards(const KState *s, double v, double *reward_of) {
+    int at = s->team[s->attacker], df = s->team[s->defender];
+    for (int x = 0; x < s->n; x++)
+        reward_of[x] = s->team[x] == at ? v : s->team[x] == df ? 1.0 - v : 1.0;
+}
 
 /* Every seat's reward from an exact endgame value (halves, for ``side``). */
 static void exact_rewards(const KState *s, int side, int v, double *reward_of) {
@@ -381,16 +393,29 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         }
         double reward_of[K_MAX_PLAYERS];
         int exact = 0;
-        if (solving) {
+        if (solving || pp->eval) {
             if (s.phase != P_OVER)
-                st->rollout_steps += k_policy_playout_to(&s, &g, &tables, &pp->style, pp->eps,
-                                                         pp->rollout_cap, pp->endgame_cards);
+                st->rollout_steps += k_policy_playout_to(
+                    &s, &g, &tables, &pp->style, pp->eps, pp->rollout_cap,
+                    pp->eval ? 4 * 52 : pp->endgame_cards, pp->eval != NULL);
             if (s.phase != P_OVER && s.stock_len == 0 && s.phase != P_LAST_CALL) {
-                int side = lowest_active(&s);
-                int v = k_solve(&solver, &s, side, pp->endgame_nodes);
-                if (v >= 0) {
-                    exact_rewards(&s, side, v, reward_of);
-                    exact = 1;
+                int cards = 0;
+                for (int x = 0; x < s.n; x++) cards += k_pop(s.hands[x]);
+                if (solving && cards <= pp->endgame_cards) {
+                    int side = lowest_active(&s);
+                    int v = k_solve(&solver, &s, side, pp->endgame_nodes);
+                    if (v >= 0) {
+                        exact_rewards(&s, side, v, reward_of);
+                        exact = 1;
+                    }
+                }
+                if (!exact && pp->eval) {
+                    double v = k_eval(pp->eval, &s);
+                    if (v >= 0) {
+                        eval_rewards(&s, v, reward_of);
+                        exact = 1;
+                        st->evaluated++;
+                    }
                 }
             }
         }
@@ -567,17 +592,17 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
     static char *kw[] = {"state", "seat", "pool", "slots", "deck_hidden", "weights", "candidates",
                          "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias",
                          "debug", "root_halving", "tree_rounds", "root_c", "endgame_cards",
-                         "endgame_nodes", NULL};
-    PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o;
+                         "endgame_nodes", "eval_weights", NULL};
+    PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o, *eval_o = Py_None;
     int seat, deck_hidden, iterations, rollout_cap, debug = 0, root_halving = 0, tree_rounds = 0;
     int endgame_cards = 0, endgame_nodes = 0;
     unsigned long long pool, seed;
     double c, eps, time_cap, bias = 0, root_c = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidii", kw, &state_obj, &seat,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiO", kw, &state_obj, &seat,
                                      &pool, &slots_o, &deck_hidden, &weights_o, &cands_o,
                                      &iterations, &seed, &c, &eps, &rollout_cap, &time_cap, &style_o,
                                      &bias, &debug, &root_halving, &tree_rounds, &root_c,
-                                     &endgame_cards, &endgame_nodes))
+                                     &endgame_cards, &endgame_nodes, &eval_o))
         return NULL;
     if (tree_rounds < 0 || root_c < 0 || c < 0 || eps < 0 || eps > 1 || endgame_cards < 0 ||
         endgame_nodes < 0) {
@@ -591,6 +616,35 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         iterations < 1 || iterations > 50000000 || rollout_cap < 1) {
         PyErr_SetString(PyExc_ValueError, "search: not this seat's turn, or bad budget");
         return NULL;
+    }
+    KEval *eval = NULL;
+    if (eval_o != Py_None) { /* the network's flat weights (layout in eval.c) */
+        PyObject *f = PySequence_Fast(eval_o, "eval_weights");
+        if (!f) return NULL;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
+        if (n < 2 || n > 100000) {
+            Py_DECREF(f);
+            PyErr_SetString(PyExc_ValueError, "search: eval_weights do not fit the network");
+            return NULL;
+        }
+        double *w = malloc(sizeof(double) * (size_t)n);
+        eval = malloc(sizeof(KEval));
+        int ok = w && eval;
+        for (Py_ssize_t i = 0; ok && i < n; i++) {
+            w[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(f, i));
+            if (PyErr_Occurred()) ok = 0;
+        }
+        if (ok && !k_eval_load(eval, w, (int)n)) {
+            PyErr_SetString(PyExc_ValueError, "search: eval_weights do not fit the network");
+            ok = 0;
+        }
+        free(w);
+        Py_DECREF(f);
+        if (!ok) {
+            free(eval);
+            if (!PyErr_Occurred()) PyErr_NoMemory();
+            return NULL;
+        }
     }
     Sampler *sp = calloc(1, sizeof(Sampler));
     KAction *cands = malloc(sizeof(KAction) * K_MAX_ACTIONS);
@@ -634,7 +688,7 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
             !PyArg_ParseTuple(style_o, "iiiidd", &a, &b, &cc, &d, &rt, &att))
             goto done;
         Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att},
-                     bias, root_halving, tree_rounds, root_c, endgame_cards, endgame_nodes};
+                     bias, root_halving, tree_rounds, root_c, endgame_cards, endgame_nodes, eval};
         Stats st = {0};
         int best;
         Debug *dbg = NULL;
@@ -672,11 +726,11 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         result = Py_BuildValue("(i{s:i,s:i,s:L,s:O,s:N,s:N})", best, "iterations", st.iterations,
                                "nodes", st.nodes, "rollout_steps", st.rollout_steps, "timed_out",
                                st.timed_out ? Py_True : Py_False, "visits", vis, "values", val);
-        if (result && endgame_cards > 0) {
+        if (result && (endgame_cards > 0 || eval)) {
             PyObject *d = PyTuple_GET_ITEM(result, 1), *v;
-            long long figures[3] = {st.solves, st.solved, st.solver_nodes};
-            const char *names[3] = {"solves", "solved", "solver_nodes"};
-            for (int i = 0; result && i < 3; i++) {
+            long long figures[4] = {st.solves, st.solved, st.solver_nodes, st.evaluated};
+            const char *names[4] = {"solves", "solved", "solver_nodes", "evaluated"};
+            for (int i = 0; result && i < 4; i++) {
                 v = PyLong_FromLongLong(figures[i]);
                 if (!v || PyDict_SetItemString(d, names[i], v) < 0) Py_CLEAR(result);
                 Py_XDECREF(v);
@@ -688,6 +742,7 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         Py_XDECREF(extra);
     }
 done:
+    free(eval);
     free(sp);
     free(cands);
     free(visits);
@@ -763,4 +818,18 @@ PyObject *core_solve(PyObject *mod, PyObject *args) {
     free(sv);
     if (v < 0) Py_RETURN_NONE;
     return Py_BuildValue("(iL)", v, nodes);
+}
+
+/* eval_features(state) -> tuple of K_EVAL_FEATURES floats, or None when the
+ * position is not a two-sided one with an empty stock at the start of a round
+ * (what the learned endgame evaluation reads; for its training script). */
+PyObject *core_eval_features(PyObject *mod, PyObject *arg) {
+    const KState *s = k_state_of(arg);
+    if (!s) return NULL;
+    double f[K_EVAL_FEATURES];
+    if (!k_eval_features(s, f)) Py_RETURN_NONE;
+    PyObject *out = PyTuple_New(K_EVAL_FEATURES);
+    if (!out) return NULL;
+    for (int i = 0; i < K_EVAL_FEATURES; i++) PyTuple_SET_ITEM(out, i, PyFloat_FromDouble(f[i]));
+    return out;
 }

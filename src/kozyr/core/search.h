@@ -17,4 +17,5 @@ const KState *k_state_of(PyObject *obj);
 PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs);
 PyObject *core_sample_deals(PyObject *mod, PyObject *args);
 PyObject *core_solve(PyObject *mod, PyObject *args);
+PyObject *core_eval_features(PyObject *mod, PyObject *arg);
 #endif
