@@ -30,13 +30,15 @@ from typing import Any, Final, NamedTuple
 
 from kozyr import core
 from kozyr.engine.actions import Action
+from kozyr.engine.state import GameState
 from kozyr.engine.view import View
 
+from .endgame import two_sided
 from .evaluation import endgame_weights
 from .heuristics import SOLID, Style
 from .inference import card_weights
 from .public import decision_seed
-from .rollout import ROLLOUT_CAP
+from .rollout import ROLLOUT_CAP, outcome
 from .sampler import Slots, sample_state
 from .search import SearchConfig, SearchStats, candidates, search, solve_endgame
 
@@ -121,8 +123,10 @@ def _search(
     config: IsmctsConfig,
     cands: list[Action],
     debug: bool = False,
+    iterations: int | None = None,
 ) -> RootSearch:
-    """The core's tree search of ``view`` over ``cands`` (the random numbers from ``rng``)."""
+    """The core's tree search of ``view`` over ``cands`` (the random numbers from
+    ``rng``); ``iterations`` overrides the level's budget for the table."""
     template = core.from_state(sample_state(view, rng, slots))
     weights = card_weights(view) if config.inference else None
     best, info = core._require().search(
@@ -133,7 +137,7 @@ def _search(
         slots.deck,
         weights,
         [tuple(a) for a in cands],
-        budget(config, view.rules.players),
+        budget(config, view.rules.players) if iterations is None else iterations,
         rng.getrandbits(64),
         config.exploration,
         config.epsilon,
@@ -209,6 +213,80 @@ def ismcts(view: View, seed: int, config: IsmctsConfig) -> tuple[Action, SearchS
     stats.timed_out = info["timed_out"]
     stats.seconds = time.perf_counter() - start
     return root.candidates[root.best], stats
+
+
+class ActionValue(NamedTuple):
+    """One legal action of a view as the search sees it (:func:`evaluate_actions`)."""
+
+    action: Action
+    #: The estimated chance that the acting seat (with its team) is not the
+    #: durak after this action, a draw counting ½.
+    chance: float
+    #: Search iterations spent below this action; 0 when the chance is exact
+    #: (an endgame solved to the end).
+    visits: int
+
+
+#: Solver positions per action before :func:`evaluate_actions` gives up on an
+#: exact endgame and searches instead.
+EXACT_NODES: Final = 2_000_000
+
+
+def evaluate_actions(
+    view: View, budget: int, seed: int = 0, config: IsmctsConfig | None = None
+) -> list[ActionValue]:
+    """A value for **every** legal action of ``view``, in ``view.legal``'s order:
+    for analysis and hints (issue 27), where a deeper look should be a better one.
+
+    ``budget`` is the number of search iterations (whatever the table size);
+    ``config`` the search's other settings (default: level 10's).  The result
+    depends only on the view, the budget, the seed and the config, never on the
+    machine or the time it takes (no wall-clock cap applies).  Once nothing is
+    hidden and two sides are left, every action is solved exactly instead
+    (``visits`` 0), within :data:`EXACT_NODES` positions each; otherwise one
+    tree search over all legal actions spreads ``budget`` over them, so an
+    action the search finds poor gets few iterations and a rougher value.
+    Needs the compiled core; only ``view`` is read (never hidden cards)."""
+    legal = list(view.legal)
+    if not legal:
+        raise ValueError(f"seat {view.seat} has no legal action: it is not its turn")
+    if budget < len(legal):
+        raise ValueError(f"a budget of {budget} cannot visit {len(legal)} actions")
+    if config is None:
+        from .levels import LEVELS  # the level table imports this module
+
+        found = LEVELS[10].search
+        assert isinstance(found, IsmctsConfig)
+        config = found
+    config = config._replace(time_cap=float("inf"))
+    rng = random.Random(decision_seed(seed, view))
+    slots = Slots(view)
+    if slots.determined():
+        exact = _exact_values(view, sample_state(view, rng, slots))
+        if exact is not None:
+            return [ActionValue(a, v, 0) for a, v in zip(legal, exact, strict=True)]
+    root = _search(view, rng, slots, config, legal, iterations=budget)
+    return [ActionValue(a, v, n) for a, v, n in zip(legal, root.values, root.visits, strict=True)]
+
+
+def _exact_values(view: View, state: GameState) -> list[float] | None:
+    """Each legal action's exact value for ``view.seat`` in a determined
+    two-sided ``state``, or None (not two-sided, a cheating table, a budget spent)."""
+    if state.rules.cheating or not two_sided(state):
+        return None
+    solve = core._require().solve
+    values = []
+    for action in view.legal:
+        child = state.copy()
+        child.do(action)
+        if child.game_over:
+            values.append(outcome(child.result, view.seat, child.team))
+            continue
+        solved = solve(core.from_state(child), view.seat, EXACT_NODES)
+        if solved is None:
+            return None
+        values.append(solved[0] / 2)
+    return values
 
 
 class IsmctsBot:
