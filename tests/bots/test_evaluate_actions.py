@@ -101,3 +101,15 @@ def test_another_configuration_can_be_asked_for() -> None:
     assert evaluate_actions(view, 600, 1, level5) != evaluate_actions(
         view, 600, 1, level5._replace(exploration=3.0)
     )
+
+
+@needs_core
+def test_root_parallelization_splits_the_budget_over_threads() -> None:
+    view = choice_views(Rules(players=2), 1, seed=6)[0]
+    two = evaluate_actions(view, 4_000, seed=9, workers=2)
+    assert [v.action for v in two] == list(view.legal)
+    assert sum(v.visits for v in two) == 4_000
+    assert evaluate_actions(view, 4_000, seed=9, workers=2) == two  # deterministic
+    assert two != evaluate_actions(view, 4_000, seed=9)  # other searches than one worker's
+    with pytest.raises(ValueError):
+        evaluate_actions(view, len(view.legal), seed=9, workers=2)

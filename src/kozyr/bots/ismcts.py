@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import random
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final, NamedTuple
 
 from kozyr import core
@@ -233,7 +234,11 @@ EXACT_NODES: Final = 2_000_000
 
 
 def evaluate_actions(
-    view: View, budget: int, seed: int = 0, config: IsmctsConfig | None = None
+    view: View,
+    budget: int,
+    seed: int = 0,
+    config: IsmctsConfig | None = None,
+    workers: int = 1,
 ) -> list[ActionValue]:
     """A value for **every** legal action of ``view``, in ``view.legal``'s order:
     for analysis and hints (issue 27), where a deeper look should be a better one.
@@ -246,7 +251,13 @@ def evaluate_actions(
     (``visits`` 0), within :data:`EXACT_NODES` positions each; otherwise one
     tree search over all legal actions spreads ``budget`` over them, so an
     action the search finds poor gets few iterations and a rougher value.
-    Needs the compiled core; only ``view`` is read (never hidden cards)."""
+    Needs the compiled core; only ``view`` is read (never hidden cards).
+
+    ``workers`` > 1 splits the budget over that many independent searches run
+    in parallel threads (root parallelization: the core releases the GIL), each
+    seeded from ``seed`` and its index; visits add up and each chance is the
+    visit-weighted mean.  The result is as deterministic as with one worker
+    (though not equal to it), and the wall-clock time divides by the cores."""
     legal = list(view.legal)
     if not legal:
         raise ValueError(f"seat {view.seat} has no legal action: it is not its turn")
@@ -265,8 +276,28 @@ def evaluate_actions(
         exact = _exact_values(view, sample_state(view, rng, slots))
         if exact is not None:
             return [ActionValue(a, v, 0) for a, v in zip(legal, exact, strict=True)]
-    root = _search(view, rng, slots, config, legal, iterations=budget)
-    return [ActionValue(a, v, n) for a, v, n in zip(legal, root.values, root.visits, strict=True)]
+    if workers <= 1:
+        root = _search(view, rng, slots, config, legal, iterations=budget)
+        return [
+            ActionValue(a, v, n) for a, v, n in zip(legal, root.values, root.visits, strict=True)
+        ]
+    if budget < workers * len(legal):
+        raise ValueError(f"a budget of {budget} cannot give {workers} workers every action")
+    shares = [budget // workers + (1 if i < budget % workers else 0) for i in range(workers)]
+    base = decision_seed(seed, view)
+    rngs = [random.Random(base ^ (i * 0x9E3779B97F4A7C15)) for i in range(workers)]
+
+    def one(i: int) -> RootSearch:
+        return _search(view, rngs[i], Slots(view), config, legal, iterations=shares[i])
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        roots = list(pool.map(one, range(workers)))
+    out = []
+    for k, action in enumerate(legal):
+        visits = sum(r.visits[k] for r in roots)
+        total = sum(r.values[k] * r.visits[k] for r in roots)
+        out.append(ActionValue(action, total / visits if visits else 0.0, visits))
+    return out
 
 
 def _exact_values(view: View, state: GameState) -> list[float] | None:
