@@ -25,10 +25,40 @@
 typedef struct {
     KAction action; /* the action that leads here */
     int8_t player;  /* who played it: the node's value is theirs */
-    int32_t child, sibling;
+    int32_t child, sibling, parent;
     uint32_t visits, avail;
     double total;
 } Node;
+
+/* Children by (parent, action): an open-addressing table of node indices, so
+ * that finding the child of each legal action costs one or two probes instead
+ * of a walk along the sibling list (which, once the tree outgrows the cache,
+ * was most of the time of a search at ten times level 10's budget).  The lists
+ * stay: they give the order of the children, which the search's choices follow. */
+typedef struct {
+    int32_t *slot; /* -1: empty */
+    uint32_t mask;
+} Children;
+
+static uint32_t child_hash(int parent, const KAction *a) {
+    uint64_t h = a->cards * 0x9E3779B97F4A7C15ULL;
+    h ^= (uint64_t)(uint8_t)a->kind << 56 ^ (uint64_t)(uint8_t)a->target << 48 ^
+         (uint64_t)(uint8_t)a->seat << 40;
+    h ^= (uint64_t)(uint32_t)parent * 0xC2B2AE3D27D4EB4FULL;
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    return (uint32_t)(h >> 32);
+}
+
+static int children_init(Children *t, int cap_nodes) {
+    uint32_t size = 1024;
+    while (size < 2u * (uint32_t)cap_nodes) size <<= 1;
+    t->mask = size - 1;
+    t->slot = malloc(sizeof(int32_t) * size);
+    if (!t->slot) return 0;
+    memset(t->slot, 0xFF, sizeof(int32_t) * size);
+    return 1;
+}
 
 typedef struct {
     int n, seat;
@@ -105,6 +135,21 @@ static void determinize(const KState *tmpl, const Sampler *sp, KRng *g, KState *
 
 static int same_action(const KAction *a, const KAction *b) {
     return a->kind == b->kind && a->cards == b->cards && a->target == b->target && a->seat == b->seat;
+}
+
+/* The child of ``parent`` reached by ``a``, or -1 (the first one added, as the
+ * sibling list of the root, in candidate order, would find). */
+static int child_find(const Children *t, const Node *nodes, int parent, const KAction *a) {
+    uint32_t i = child_hash(parent, a) & t->mask;
+    for (int32_t c; (c = t->slot[i]) >= 0; i = (i + 1) & t->mask)
+        if (nodes[c].parent == parent && same_action(&nodes[c].action, a)) return c;
+    return -1;
+}
+
+static void child_add(Children *t, const Node *nodes, int index) {
+    uint32_t i = child_hash(nodes[index].parent, &nodes[index].action) & t->mask;
+    while (t->slot[i] >= 0) i = (i + 1) & t->mask;
+    t->slot[i] = index;
 }
 
 static double now(void) {
@@ -251,10 +296,14 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                   Node **keep, Debug *dbg) {
     int cap_nodes = pp->iterations + ncands + 2;
     Node *nodes = malloc(sizeof(Node) * (size_t)cap_nodes);
-    if (!nodes) return -1;
+    Children kids = {NULL, 0};
+    if (!nodes || !children_init(&kids, cap_nodes)) {
+        free(nodes);
+        return -1;
+    }
     int used = 1;
     memset(&nodes[0], 0, sizeof(Node));
-    nodes[0].child = nodes[0].sibling = -1;
+    nodes[0].child = nodes[0].sibling = nodes[0].parent = -1;
     nodes[0].player = -1;
     /* the root's children are the candidates, in the order given */
     int prev = -1;
@@ -264,6 +313,8 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         nd->action = cands[i];
         nd->player = cands[i].seat;
         nd->child = nd->sibling = -1;
+        nd->parent = 0;
+        child_add(&kids, nodes, used);
         if (prev < 0) nodes[0].child = used;
         else nodes[prev].sibling = used;
         prev = used++;
@@ -278,7 +329,11 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
     KSolver solver;
     int solving = 0;
     if (pp->endgame_cards > 0 && pp->endgame_nodes > 0 && !tmpl->r.cheating) {
-        if (!k_solver_init(&solver, 18, tmpl, &pp->style)) { free(nodes); return -1; }
+        if (!k_solver_init(&solver, 18, tmpl, &pp->style)) {
+            free(kids.slot);
+            free(nodes);
+            return -1;
+        }
         solving = 1;
     }
     Halving *halving = NULL;
@@ -286,6 +341,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         halving = malloc(sizeof(Halving));
         if (!halving) {
             if (solving) k_solver_free(&solver);
+            free(kids.slot);
             free(nodes);
             return -1;
         }
@@ -322,11 +378,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             int best = -1, untried[K_MAX_ACTIONS], nu = 0;
             int matched[K_MAX_ACTIONS], nm = 0;
             for (int i = 0; i < k; i++) {
-                int ch = nodes[node].child, found = -1;
-                while (ch >= 0) {
-                    if (same_action(&nodes[ch].action, &acts[i])) { found = ch; break; }
-                    ch = nodes[ch].sibling;
-                }
+                int found = nodes[node].child < 0 ? -1 : child_find(&kids, nodes, node, &acts[i]);
                 if (found < 0) untried[nu++] = i;
                 else {
                     nodes[found].avail++;
@@ -360,8 +412,10 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                 nd->player = acts[pick].seat;
                 nd->child = -1;
                 nd->sibling = nodes[node].child;
+                nd->parent = node;
                 nd->avail = 1;
                 nodes[node].child = used;
+                child_add(&kids, nodes, used);
                 best = used++;
                 expanded = 1;
             } else {
@@ -454,6 +508,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         st->solver_nodes = solver.total_nodes;
         k_solver_free(&solver);
     }
+    free(kids.slot);
     if (keep) *keep = nodes; /* the caller reads the tree (debug) and frees it */
     else free(nodes);
     return best;
