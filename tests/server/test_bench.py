@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from kozyr.bench import server as bench
 from kozyr.machine import describe
-from kozyr.server import bench
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -71,7 +71,7 @@ def test_bench_server_pins_the_server_to_a_cpu_of_its_own() -> None:
 def test_bench_server_cluster_of_two_processes() -> None:
     """``--processes 2``: a private Redis and PostgreSQL, two servers, the seats
     of each room spread over both; everything it started is gone afterwards."""
-    from kozyr.server.localcluster import pg_bindir, redis_binary
+    from kozyr.bench.localcluster import pg_bindir, redis_binary
 
     if redis_binary() is None:
         pytest.skip("redis-server not found (run ./setup: it installs Debian's redis-server)")

@@ -17,7 +17,7 @@ from typing import Any
 
 from websockets.asyncio.client import connect
 
-from kozyr.server.app import ws_frame_limit
+from kozyr.server.edge.run import ws_frame_limit
 
 from .harness import Client, ServerProcess, play_out
 from .harness import http as get

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from kozyr.bench.launch import listening_port, serve_command
 from kozyr.engine.actions import Action, Kind
 from kozyr.engine.deal import Deal
 from kozyr.engine.record import GameRecord
@@ -22,12 +23,12 @@ from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
 from kozyr.engine.view import view_of
 from kozyr.server import protocol as p
-from kozyr.server.bot_pool import BotPool, choose_in_worker, view_from_wire, view_to_wire
-from kozyr.server.game_session import GameSession
-from kozyr.server.launch import listening_port, serve_command
-from kozyr.server.lobby import check_name, graphemes
-from kozyr.server.ratelimit import MemoryPassphraseThrottle, PassphraseThrottle, TokenBucket
-from kozyr.server.store import Store, _checkpoint, _LoopMoves
+from kozyr.server.edge.ratelimit import TokenBucket
+from kozyr.server.storage.store import Store, _checkpoint, _LoopMoves
+from kozyr.server.tables.bot_pool import BotPool, choose_in_worker, view_from_wire, view_to_wire
+from kozyr.server.tables.game_session import GameSession
+from kozyr.server.tables.lobby import check_name, graphemes
+from kozyr.server.tables.passphrase import MemoryPassphraseThrottle, PassphraseThrottle
 
 
 class Clock:
@@ -532,8 +533,8 @@ def test_a_room_unsure_of_its_lease_sends_nothing() -> None:
     import time
     from types import SimpleNamespace
 
-    from kozyr.server.rooms import Player
-    from kozyr.server.store import Fence
+    from kozyr.server.storage.store import Fence
+    from kozyr.server.tables.rooms import Player
 
     sent: list[str] = []
     conn = SimpleNamespace(send=lambda m: sent.append(type(m).__name__), send_raw=sent.append)

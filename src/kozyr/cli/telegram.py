@@ -10,10 +10,11 @@ Every ``kozyr serve`` option works here too.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
-from kozyr.cli.serve import add_options, config_from_args
+from kozyr.cli.serve import add_options, config_from_args, extensions
 
 
 def add_parser(sub: Any) -> None:
@@ -50,12 +51,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    config = config_from_args(args)
-    if not config.telegram_token:
+    if not os.environ.get("KOZYR_TELEGRAM_TOKEN", "").strip():
         print("kozyr telegram: set KOZYR_TELEGRAM_TOKEN to the bot's token", file=sys.stderr)
         return 2
-    config.telegram_bot = True
-    config.telegram_poll = max(0.05, args.poll)
-    from kozyr.server.app import serve
+    from kozyr.server.edge.run import serve
 
-    return serve(config)
+    return serve(config_from_args(args), extensions(run_bot=True, poll=max(0.05, args.poll)))

@@ -65,22 +65,6 @@ class ServerConfig:
     lease: float = 2.0
     #: A listening socket inherited from ``kozyr serve --workers N`` (its fd).
     listen_fd: int | None = None
-    # --- Telegram (docs/telegram.md; kozyr.server.telegram_api) -------------
-    #: The bot token: checks Mini App logins (empty: Telegram login is off).
-    telegram_token: str = ""
-    #: Derives Telegram players' tokens (empty: the bot token).
-    telegram_secret: str = ""
-    #: Launch data (initData) older than this many seconds is refused.
-    telegram_max_age: float = 86400.0
-    #: The Bot API root (requests go to {root}/bot{token}/{method}).
-    telegram_api: str = "https://api.telegram.org"
-    #: Public base URL of this server (the Mini App); empty: http://host:port.
-    public_url: str = ""
-    #: Run the bot in this process (``kozyr telegram``).
-    telegram_bot: bool = False
-    #: Seconds between the bot's looks at the tables (nudges, results, full tables).
-    telegram_poll: float = 1.0
-    # --- end of Telegram ------------------------------------------------------
 
     def __post_init__(self) -> None:
         if not self.db_url:

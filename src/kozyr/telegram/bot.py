@@ -63,14 +63,15 @@ from aiogram.types import (
     WebAppInfo,
 )
 
-from kozyr.server import logging as log
 from kozyr.server import protocol as p
-from kozyr.server.lobby import Hub
-from kozyr.server.rooms import Player, Room
-from kozyr.server.telegram_api import bind_user, secret_of, set_nudges, user_by_player
+from kozyr.server.tables.lobby import Hub
+from kozyr.server.tables.rooms import Player, Room
+from kozyr.server.telemetry import log
 
 from .identity import bot_language, telegram_player_key
 from .initdata import TelegramUser
+from .login import bind_user, set_nudges, user_by_player
+from .settings import TelegramSettings
 from .texts import TEXTS, text
 
 #: Seats of a table when /durak names none.
@@ -131,15 +132,16 @@ def tg_user(user: User) -> TelegramUser:
 
 
 class KozyrBot:
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Hub, settings: TelegramSettings) -> None:
         config = hub.config
         self.hub = hub
-        self.public = config.public_url or f"http://{config.host}:{config.port}"
-        self.poll = config.telegram_poll
-        session = AiohttpSession(api=TelegramAPIServer.from_base(config.telegram_api))
+        self.settings = settings
+        self.public = settings.public_url or f"http://{config.host}:{config.port}"
+        self.poll = settings.poll
+        session = AiohttpSession(api=TelegramAPIServer.from_base(settings.api))
         session.middleware(Retry())
         self.bot = Bot(
-            config.telegram_token,
+            settings.token,
             session=session,
             default=DefaultBotProperties(parse_mode=ParseMode.HTML),
         )
@@ -234,7 +236,7 @@ class KozyrBot:
 
     async def _bind(self, user: User | None) -> tuple[Player, str]:
         assert user is not None
-        pl, _token, row = await bind_user(self.hub, tg_user(user))
+        pl, _token, row = await bind_user(self.hub, self.settings, tg_user(user))
         return pl, str(row["lang"])
 
     async def on_start(self, message: Message, command: CommandObject) -> None:
@@ -381,7 +383,7 @@ class KozyrBot:
         if room is None or room.closed:
             await query.answer(text(lang, "no_room"), show_alert=True)
             return
-        key = telegram_player_key(secret_of(self.hub.config), query.from_user.id)
+        key = telegram_player_key(self.settings.player_secret, query.from_user.id)
         host = room.host
         if host is None or host.key != key:
             name = escape(host.name) if host else "?"
@@ -420,7 +422,7 @@ class KozyrBot:
         """Typing the bot's name in any chat: "invite to a table" (the user's
         own table, or the one named by the share button's code)."""
         lang = bot_language(query.from_user.language_code)
-        key = telegram_player_key(secret_of(self.hub.config), query.from_user.id)
+        key = telegram_player_key(self.settings.player_secret, query.from_user.id)
         wanted = query.query.strip()
         room = self.hub.rooms.get(wanted) if wanted else None
         if room is None:
@@ -616,9 +618,10 @@ def _seats(arg: str) -> int:
     return n if 2 <= n <= 6 else DEFAULT_SEATS
 
 
-async def start_bot(hub: Hub) -> KozyrBot:
-    """Start the bot in the running loop (the server's lifespan calls this)."""
-    bot = KozyrBot(hub)
+async def start_bot(hub: Hub, settings: TelegramSettings) -> KozyrBot:
+    """Start the bot in the running loop (:mod:`.server` calls this when the
+    server has started)."""
+    bot = KozyrBot(hub, settings)
     bot.start()
     return bot
 

@@ -42,17 +42,16 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from .. import logging as log
 from .. import protocol as p
-from ..connection import Connection
-from ..ports import Coordinator, Peer
-from ..store import Fence, Fenced
+from ..storage.store import Fence, Fenced
+from ..tables.ports import Coordinator, Peer
+from ..telemetry import log
 from .remote import Item, Outbox, RemoteConn, decode_batch, encode_batch, node_channel
 from .throttle import RedisPassphraseThrottle
 
 if TYPE_CHECKING:
-    from ..lobby import Hub
-    from ..rooms import Room
+    from ..tables.lobby import Hub
+    from ..tables.rooms import Room
 
 #: For every lease in KEYS (our value for KEYS[i] is ARGV[i + 1], the lease's
 #: length ARGV[1]): renew it (1), take it again if Redis lost it (2), or report
@@ -134,7 +133,7 @@ class Owned:
 
 
 class ClusterNode(Coordinator):
-    """The :class:`~kozyr.server.ports.Coordinator` of a process in a cluster."""
+    """The :class:`~kozyr.server.tables.ports.Coordinator` of a process in a cluster."""
 
     def __init__(self, hub: Hub, url: str, lease: float = 2.0) -> None:
         self.hub = hub
@@ -491,8 +490,8 @@ class ClusterNode(Coordinator):
         if kind == "close":
             self._peer_closed(peer)
             return
-        if isinstance(peer, Connection):
-            self.attached.pop(peer, None)  # its room is here now
+        if not isinstance(peer, RemoteConn):
+            self.attached.pop(peer, None)  # a local socket: its room is here now
         pl = peer.player
         if kind == "attach":
             self._attach(peer, code, bool(d.get("j")))

@@ -1,6 +1,6 @@
 """A socket held by another process, as the owner of a room sees it.
 
-The owner's rooms send to players through :class:`~kozyr.server.ports.Peer`;
+The owner's rooms send to players through :class:`~kozyr.server.tables.ports.Peer`;
 for a player whose socket lives on another process that peer is a
 :class:`RemoteConn`.  What it sends is queued in the :class:`Outbox` and
 published, a batch per event-loop turn, on that one process's channel
@@ -17,8 +17,8 @@ from typing import Any
 
 import msgspec
 
-from .. import logging as log
 from .. import protocol as p
+from ..telemetry import log
 
 #: Ids of remote peers are negative, so they never collide with local sockets' ids.
 _ids = itertools.count(-1, -1)

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from . import protocol as p
+from .. import protocol as p
 
 if TYPE_CHECKING:
+    from ..config import ServerConfig
+    from ..storage.store import Store
+    from ..telemetry.metrics import Metrics
     from .bot_pool import BotPool
-    from .config import ServerConfig
-    from .metrics import Metrics
-    from .store import Store
     from .timers import Tasks
 
 

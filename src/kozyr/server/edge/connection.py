@@ -6,7 +6,7 @@ whole table.  Messages are queued instead, and a client that falls too far
 behind is disconnected (it can come back with its token and get a full resync).
 
 How the outbox is written (the hot path of every move, docs/performance.md):
-under uvicorn's sans-I/O WebSocket protocol (what :func:`kozyr.server.app.serve`
+under uvicorn's sans-I/O WebSocket protocol (what :func:`kozyr.server.edge.run.serve`
 runs) a connection holds that protocol object, its *wire*.  Whatever was queued
 for any connection while the event loop ran one callback is written once that
 callback is done: each connection's messages as complete text frames, joined
@@ -44,14 +44,14 @@ try:  # websockets' C helper, as websockets/frames.py imports it
 except ImportError:  # pragma: no cover
     from websockets.utils import apply_mask
 
-from . import logging as log
-from . import protocol
+from .. import protocol
+from ..telemetry import log
 from .ratelimit import TokenBucket
 
 #: Frames queued for a client before it is considered too slow and dropped.
 MAX_BACKLOG = 512
 
-#: ASGI scope key under which :func:`kozyr.server.app.expose_wire` puts the wire.
+#: ASGI scope key under which :func:`kozyr.server.edge.run.expose_wire` puts the wire.
 WIRE_KEY = "kozyr.wire"
 
 _ids = itertools.count(1)

@@ -33,10 +33,10 @@ from kozyr.engine.rules import Rules
 from kozyr.engine.state import LAST_CALL, IllegalAction
 from kozyr.engine.view import view_of
 
-from . import logging as log
-from . import protocol as p
+from .. import protocol as p
+from ..storage.store import Fence, Fenced
+from ..telemetry import log
 from .game_session import Applied, GameSession
-from .store import Fence, Fenced
 from .timers import Alarm, Timer
 
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ class Player:
 
     def _may_speak(self) -> bool:
         """False while the room's process is unsure it still owns the room
-        (cluster mode: the lease may have run out, :class:`~kozyr.server.store.Fence`)."""
+        (cluster mode: the lease may have run out, :class:`~kozyr.server.storage.store.Fence`)."""
         room = self.room
         return room is None or room.fence is None or not room.fence.stale()
 

@@ -1,5 +1,6 @@
-"""Telegram players on the server: the ``telegram_users`` table and the HTTP routes
-the Mini App uses (docs/telegram.md, docs/protocol.md "HTTP API").
+"""Telegram players on the server: their ``telegram_users`` rows
+(:mod:`kozyr.server.storage.schema`) and the HTTP routes the Mini App uses
+(docs/telegram.md, docs/protocol.md "HTTP API").
 
 * ``POST /api/telegram/login`` ``{"init_data": "..."}``: the Mini App's launch data,
   checked as Telegram documents (:mod:`kozyr.telegram.initdata`); answers the
@@ -9,65 +10,35 @@ the Mini App uses (docs/telegram.md, docs/protocol.md "HTTP API").
   keeps a Telegram player's Auto ladder on the server, so it follows them to every
   device (a browser player's stays in the browser's localStorage).
 
-Both answer 404 ``telegram_off`` when the server has no bot token.
+The routes exist only on a server with a bot token (:mod:`kozyr.telegram.server`
+adds them); without one, ``kozyr serve`` answers them 404 ``telegram_off`` and
+loads no Telegram code.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import time
 from typing import Any
 
 import msgspec
-from sqlalchemy import (
-    BigInteger,
-    Boolean,
-    Column,
-    Connection,
-    Float,
-    String,
-    Table,
-    Text,
-    insert,
-    select,
-    update,
-)
+from sqlalchemy import Connection, insert, select, update
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from kozyr.telegram.identity import bot_language, display_name, player_token
-from kozyr.telegram.initdata import InitDataError, TelegramUser, parse_init_data
+from kozyr.server import protocol as p
+from kozyr.server.edge.http import bearer_token, decode, read_body
+from kozyr.server.edge.http import error as _error
+from kozyr.server.edge.ratelimit import AddressBuckets
+from kozyr.server.protocol import ProtocolError
+from kozyr.server.storage.schema import telegram_users
+from kozyr.server.tables.lobby import Hub, player_key
+from kozyr.server.tables.rooms import Player
 
-from . import protocol as p
-from .config import ServerConfig
-from .http import bearer_token, decode, read_body
-from .http import error as _error
-from .lobby import Hub, player_key
-from .protocol import ProtocolError
-from .ratelimit import AddressBuckets
-from .rooms import Player
-from .store import metadata
-
-#: One row per Telegram user who opened the Mini App or used the bot. A new
-#: table (created on start like the others), so older databases need nothing.
-telegram_users = Table(
-    "telegram_users",
-    metadata,
-    Column("tg_id", BigInteger, primary_key=True, autoincrement=False),
-    #: The player's key (hash of the derived token), as in ``players.key``.
-    Column("player", String(64), nullable=False, index=True),
-    Column("name", String(64), nullable=False),
-    #: en | ru | zh | ja, from the user's Telegram language.
-    Column("lang", String(8), nullable=False),
-    #: "Your turn" messages wanted (the user can turn them off).
-    Column("nudges", Boolean, nullable=False, default=True),
-    #: The Auto ladder as JSON {"level", "games"}, null until the first Auto game.
-    Column("auto", Text),
-    Column("created_at", Float, nullable=False),
-    Column("seen_at", Float, nullable=False),
-)
+from .identity import bot_language, display_name, player_token
+from .initdata import InitDataError, TelegramUser, parse_init_data
+from .settings import TelegramSettings
 
 
 class LoginBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -79,29 +50,13 @@ class AutoBody(msgspec.Struct, forbid_unknown_fields=True):
     games: int
 
 
-def config_from_env(config: ServerConfig) -> ServerConfig:
-    """Fill the Telegram settings from the environment (the documented contract)."""
-    env = os.environ
-    config.telegram_token = env.get("KOZYR_TELEGRAM_TOKEN", config.telegram_token).strip()
-    config.telegram_secret = env.get("KOZYR_TELEGRAM_SECRET", config.telegram_secret)
-    config.telegram_api = env.get("KOZYR_TELEGRAM_API", "").strip() or config.telegram_api
-    config.public_url = env.get("KOZYR_PUBLIC_URL", config.public_url).strip().rstrip("/")
-    age = env.get("KOZYR_TELEGRAM_MAX_AGE")
-    if age:
-        config.telegram_max_age = float(age)
-    return config
-
-
-def secret_of(config: ServerConfig) -> str:
-    return config.telegram_secret or config.telegram_token
-
-
 # ------------------------------------------------------------ storage
-async def bind_user(hub: Hub, user: TelegramUser) -> tuple[Player, str, dict[str, Any]]:
+async def bind_user(
+    hub: Hub, settings: TelegramSettings, user: TelegramUser
+) -> tuple[Player, str, dict[str, Any]]:
     """(player, token, row) for a Telegram user: the player is created or
     renamed after the user's Telegram name; the row is their telegram_users row."""
-    config = hub.config
-    token = player_token(secret_of(config), user.id)
+    token = player_token(settings.player_secret, user.id)
     key = player_key(token)
     name = display_name(user.first_name, user.last_name, user.id)
     lang = bot_language(user.language_code)
@@ -159,7 +114,6 @@ def _auto(row: dict[str, Any]) -> dict[str, int] | None:
 
 
 # ------------------------------------------------------------ routes
-_OFF = "Telegram login is not configured on this server (no KOZYR_TELEGRAM_TOKEN)"
 _MAX_BODY = 8192
 
 
@@ -176,16 +130,13 @@ async def _json_body(request: Request, kind: type[Any]) -> Any:
         return _error(400, exc.code, exc.message)
 
 
-def telegram_routes(hub: Hub) -> list[BaseRoute]:
-    config = hub.config
+def telegram_routes(hub: Hub, settings: TelegramSettings) -> list[BaseRoute]:
     buckets = AddressBuckets(5.0, 20.0)
 
     def allowed(request: Request) -> bool:
         return buckets.allow(request.client.host if request.client else "unknown")
 
     async def login(request: Request) -> Response:
-        if not config.telegram_token:
-            return _error(404, "telegram_off", _OFF)
         if not allowed(request):
             return _error(
                 429, p.Code.RATE_LIMITED, "too many logins from your address; wait a little"
@@ -194,10 +145,10 @@ def telegram_routes(hub: Hub) -> list[BaseRoute]:
         if isinstance(body, Response):
             return body
         try:
-            data = parse_init_data(body.init_data, config.telegram_token, config.telegram_max_age)
+            data = parse_init_data(body.init_data, settings.token, settings.max_age)
         except InitDataError as exc:
             return _error(exc.status, exc.code, exc.message)
-        pl, token, row = await bind_user(hub, data.user)
+        pl, token, row = await bind_user(hub, settings, data.user)
         return JSONResponse(
             {
                 "token": token,
@@ -211,8 +162,6 @@ def telegram_routes(hub: Hub) -> list[BaseRoute]:
         )
 
     async def save_auto(request: Request) -> Response:
-        if not config.telegram_token:
-            return _error(404, "telegram_off", _OFF)
         token = bearer_token(request)
         if token is None:
             return _error(401, "no_token", "send Authorization: Bearer <your token>")

@@ -1,6 +1,6 @@
 """Starting ``kozyr serve`` as a child process and telling when it listens.
 
-The server bench (:mod:`kozyr.server.bench`) and the test harness both run the
+The server bench (:mod:`kozyr.bench.server`) and the test harness both run the
 real server in a subprocess on port 0 and learn the port from its first
 ``listening`` log line; this module is the one place that knows the command
 and the line.

@@ -18,15 +18,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kozyr import core
+from kozyr.bots.ismcts import IsmctsBot
+from kozyr.bots.levels import MAX_LEVEL, MIN_LEVEL, level_bot
+from kozyr.bots.native import COMPILED
+from kozyr.bots.search import SearchBot
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
 from kozyr.engine.view import view_of
-
-from .ismcts import IsmctsBot
-from .levels import MAX_LEVEL, MIN_LEVEL, level_bot
-from .native import COMPILED
-from .search import SearchBot
 
 
 @dataclass

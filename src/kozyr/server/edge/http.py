@@ -12,7 +12,7 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from . import protocol as p
+from .. import protocol as p
 
 T = TypeVar("T")
 

@@ -30,7 +30,7 @@ from kozyr.engine.state import Result
 from kozyr.engine.view import View
 from kozyr.workers import exit_with
 
-from . import logging as log
+from ..telemetry import log
 
 _VIEW_FIELDS = tuple(f.name for f in dataclasses.fields(View))
 
@@ -111,7 +111,7 @@ class BotPool:
         if self.workers == 0:
             return ThreadPoolExecutor(1, thread_name_prefix="kozyr-bot")
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["kozyr.server.bot_pool"])
+        ctx.set_forkserver_preload(["kozyr.server.tables.bot_pool"])
         return ProcessPoolExecutor(
             self.workers, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),)
         )

@@ -18,9 +18,9 @@ import sys
 import time
 from types import FrameType
 
-from . import logging as log
-from .app import bind
-from .config import ServerConfig
+from ..config import ServerConfig
+from ..telemetry import log
+from .run import bind
 
 
 def supervise(config: ServerConfig, workers: int, argv: list[str]) -> int:

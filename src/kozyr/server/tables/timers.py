@@ -14,7 +14,7 @@ import traceback
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from . import logging as log
+from ..telemetry import log
 
 
 class _Deadline:

@@ -1,5 +1,5 @@
-"""The ASGI application: HTTP API, the WebSocket endpoint, static files; and
-:func:`serve`, which runs it with uvicorn.
+"""The ASGI application: HTTP API, the WebSocket endpoint, static files
+(:mod:`.run` serves it with uvicorn).
 
 Routes (docs/protocol.md has the details):
 
@@ -11,46 +11,41 @@ Routes (docs/protocol.md has the details):
 * ``GET /api/games/{id}`` — a finished game's record (for ``kozyr replay``).
 * ``GET /api/me/results`` — your results against the computer, per level
   (``Authorization: Bearer <token>``).
-* ``POST /api/telegram/login``, ``PUT /api/telegram/auto`` — Telegram Mini App
-  players (``telegram_api.py``, docs/telegram.md).
+* what extensions add (:mod:`.extension`): ``POST /api/telegram/login`` and
+  ``PUT /api/telegram/auto`` for Telegram Mini App players (docs/telegram.md).
 * ``WS /ws`` — the game protocol.
 * ``/`` — the browser client from ``src/kozyr/web/static`` when it exists
-  (:mod:`kozyr.server.static`: versioned names cached for a year, pages and
+  (:mod:`kozyr.server.edge.static`: versioned names cached for a year, pages and
   plain names revalidated with ETags, brotli or gzip).
 """
 
 from __future__ import annotations
 
-import gc
 import re
-import signal
-import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from types import FrameType
 from typing import Any, Literal
 
 import msgspec
-import uvicorn
 from sqlalchemy.engine import make_url
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
-from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from . import logging as log
-from . import protocol as p
-from .config import ServerConfig
-from .connection import WIRE_KEY, Connection, WireProtocol, wire_of
+from .. import protocol as p
+from ..config import ServerConfig
+from ..tables.lobby import Hub, check_name, player_key
+from ..telemetry import log
+from ..telemetry.metrics import CONTENT_TYPE as METRICS_TYPE
+from .connection import Connection
+from .extension import Extension
 from .http import bearer_token, decode, read_body
 from .http import error as _error
-from .lobby import Hub, check_name, player_key
-from .metrics import CONTENT_TYPE as METRICS_TYPE
+from .ratelimit import AddressBuckets
 from .static import ClientFiles
-from .telegram_api import telegram_routes
 
 
 class HttpCreateRoom(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -112,12 +107,16 @@ def _decode_create_room(raw: bytes) -> HttpCreateRoom:
     return body
 
 
-def create_app(config: ServerConfig) -> Starlette:
-    """The whole server as an ASGI app (its state lives in one :class:`Hub`)."""
+def create_app(config: ServerConfig, extensions: Sequence[Extension] = ()) -> Starlette:
+    """The whole server as an ASGI app (its state lives in one :class:`Hub`),
+    with what ``extensions`` add to it."""
     hub = Hub(config)
+    #: Per-address limit on HTTP room creation (each makes a player and a
+    #: room): one a second on average, bursts of ten.
+    room_buckets = AddressBuckets(1.0, 10.0)
     node = None
     if config.redis_url:
-        from .cluster import ClusterNode  # only a cluster needs the Redis client
+        from ..cluster import ClusterNode  # only a cluster needs the Redis client
 
         node = ClusterNode(hub, config.redis_url, config.lease)
         hub.coord = node
@@ -135,17 +134,15 @@ def create_app(config: ServerConfig) -> Starlette:
             bot_workers=config.bot_workers,
             static=config.static_dir.is_dir(),
         )
-        # Telegram: ``kozyr telegram`` runs the bot in this event loop (docs/telegram.md).
-        bot = None
-        if config.telegram_bot:
-            from kozyr.telegram.bot import start_bot
-
-            bot = await start_bot(hub)
+        started: list[Extension] = []
         try:
+            for extension in extensions:
+                await extension.start(hub)
+                started.append(extension)
             yield
         finally:
-            if bot is not None:
-                await bot.stop()
+            for extension in reversed(started):
+                await extension.stop()
             if node is not None:
                 await node.stop()
             await hub.shutdown()
@@ -159,7 +156,7 @@ def create_app(config: ServerConfig) -> Starlette:
         return Response(hub.metrics_text(), media_type=METRICS_TYPE)
 
     async def create_room(request: Request) -> Response:
-        if not hub.http_allowed(request.client.host if request.client else "unknown"):
+        if not room_buckets.allow(request.client.host if request.client else "unknown"):
             return _error(429, p.Code.RATE_LIMITED, "too many rooms created; wait a little")
         raw = await read_body(request, config.max_message)
         if raw is None:
@@ -250,6 +247,7 @@ def create_app(config: ServerConfig) -> Starlette:
             code = exc.code
         finally:
             await conn.drain()
+            conn.finish()
             hub.closed(conn, code)
 
     def _admit(conn: Connection, text: str | None, data: bytes | None) -> str | None:
@@ -294,7 +292,7 @@ def create_app(config: ServerConfig) -> Starlette:
         Route("/api/rooms/{code}", room_info),
         Route("/api/games/{game_id}", game_record),
         Route("/api/me/results", my_results),
-        *telegram_routes(hub),  # Telegram Mini App login (telegram_api.py)
+        *(route for extension in extensions for route in extension.routes(hub)),
         WebSocketRoute("/ws", ws_endpoint),
     ]
     if config.static_dir.is_dir():
@@ -309,94 +307,3 @@ def create_app(config: ServerConfig) -> Starlette:
     )
     app.state.hub = hub
     return app
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """A listening socket (port 0 picks a free port; read it back from the socket)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(4096)
-    sock.set_inheritable(True)
-    return sock
-
-
-def serve(config: ServerConfig) -> int:
-    """Run the server until SIGINT/SIGTERM; returns the exit code."""
-    log.configure(config.log_level)
-    try:
-        if config.listen_fd is not None:  # a worker of ``--workers N``: the shared socket
-            sock = socket.socket(fileno=config.listen_fd)
-        else:
-            sock = bind(config.host, config.port)
-    except OSError as exc:
-        log.error("bind_failed", host=config.host, port=config.port, error=str(exc))
-        return 1
-    config.port = sock.getsockname()[1]
-    uconfig = uvicorn.Config(
-        expose_wire(create_app(config)),
-        # uvicorn's sans-I/O protocol: connection.py writes frames straight to it.
-        ws=WireProtocol,
-        log_config=None,
-        access_log=False,
-        # Above the protocol's limit, so that a message somewhat too big reaches
-        # the endpoint and gets the documented ``too_big`` before the close.
-        ws_max_size=ws_frame_limit(config.max_message),
-        # Compression costs more CPU than it saves on small JSON frames.
-        ws_per_message_deflate=False,
-        ws_ping_interval=20.0,
-        ws_ping_timeout=20.0,
-        timeout_graceful_shutdown=5,
-        lifespan="on",
-    )
-    server = _Server(uconfig)
-    _tune_gc()
-    server.run(sockets=[sock])
-    return 0 if server.started else 1
-
-
-def _tune_gc() -> None:
-    """Fewer, cheaper garbage collections for a long-running server: what exists
-    at start (modules, the app) is never scanned again, and young objects are
-    collected every 10,000 allocations rather than 700 (a move allocates
-    hundreds of short-lived dicts and lists; collections were about 3 % of the
-    CPU per move, docs/performance.md)."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(10_000, 20, 10)
-
-
-def expose_wire(app: ASGIApp) -> ASGIApp:
-    """``app`` with each WebSocket scope carrying uvicorn's protocol object
-    under ``WIRE_KEY`` (when the server is uvicorn's sans-I/O one), so that a
-    :class:`Connection` can write a move's frames in one system call."""
-
-    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket":
-            wire = wire_of(send)
-            if wire is not None:
-                scope[WIRE_KEY] = wire
-        await app(scope, receive, send)
-
-    return wrapped
-
-
-def ws_frame_limit(max_message: int) -> int:
-    """Largest frame the WebSocket layer reads (bigger ones close with 1009 at
-    once): twice the protocol limit, at least 64 KiB."""
-    return max(2 * max_message, 64 * 1024)
-
-
-class _Server(uvicorn.Server):
-    """uvicorn's server, except that a SIGINT/SIGTERM that stopped it cleanly is
-    not raised again at the end (uvicorn re-raises it, so the process died
-    "by the signal", status -15): ``kozyr serve`` then exits with status 0."""
-
-    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        super().handle_exit(sig, frame)
-        if sig in (signal.SIGINT, signal.SIGTERM):
-            # The list uvicorn re-raises from once it has shut down.
-            captured: list[int] = getattr(self, "_captured_signals", [])
-            while sig in captured:
-                captured.remove(sig)

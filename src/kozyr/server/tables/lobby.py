@@ -25,18 +25,16 @@ import msgspec
 from kozyr.engine.record import RecordError
 from kozyr.engine.rules import Rules, RulesError
 
-from . import logging as log
-from . import metrics
-from . import protocol as p
+from .. import protocol as p
+from ..config import ServerConfig
+from ..storage.store import Store
+from ..telemetry import log, metrics
+from ..telemetry.metrics import Metrics
 from .bot_pool import BotPool
-from .config import ServerConfig
-from .connection import Connection
 from .game_session import GameSession
-from .metrics import Metrics
+from .passphrase import MemoryPassphraseThrottle, PassphraseThrottle
 from .ports import Coordinator, Peer
-from .ratelimit import AddressBuckets, MemoryPassphraseThrottle, PassphraseThrottle
 from .rooms import Player, Room, Seat, hash_passphrase, new_code
-from .store import Store
 from .timers import Tasks
 
 
@@ -132,11 +130,10 @@ class Hub:
         self.throttle: PassphraseThrottle = MemoryPassphraseThrottle(
             config.passphrase_backoff, config.passphrase_backoff_cap
         )
-        #: Per-address limit on HTTP room creation (each makes a player and a room).
-        self.http_buckets = AddressBuckets(1.0, 10.0)
         self.rooms: dict[str, Room] = {}
         self.players: dict[str, Player] = {}
-        self.connections: set[Connection] = set()
+        #: This process's open sockets (the edge tells: :meth:`opened`, :meth:`closed`).
+        self.connections: set[Peer] = set()
         self.moves = 0
         self.metrics = Metrics()
         self.started = time.time()
@@ -261,13 +258,13 @@ class Hub:
                     self.close_room(room, "idle")
 
     # ------------------------------------------------------------ connections
-    def opened(self, conn: Connection) -> None:
+    def opened(self, conn: Peer) -> None:
         self.connections.add(conn)
         log.event("ws_open", conn=conn.id, address=conn.address)
 
-    def closed(self, conn: Connection, code: int | None) -> None:
+    def closed(self, conn: Peer, code: int | None) -> None:
+        """A local socket closed (the edge has stopped its writer)."""
         self.connections.discard(conn)
-        conn.finish()
         self.coord.conn_closed(conn)
         pl = conn.player
         log.event("ws_close", conn=conn.id, code=code, player=pl.name if pl else None)
@@ -546,10 +543,6 @@ class Hub:
             )
 
     # ------------------------------------------------------------ HTTP helpers
-    def http_allowed(self, address: str) -> bool:
-        """One room creation a second per address on average, bursts of ten."""
-        return self.http_buckets.allow(address)
-
     def health(self) -> dict[str, Any]:
         return {
             "status": "ok",
