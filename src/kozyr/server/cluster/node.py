@@ -166,6 +166,9 @@ class ClusterNode(Coordinator):
         #: Local sockets by id (frames from other processes name them by id).
         self.local: dict[int, Peer] = {}
         self.owners_seen: dict[str, str] = {}
+        #: Per room, the highest fencing token of a frame delivered to a local
+        #: socket: frames with a lower one come from a former owner.
+        self.epochs: dict[str, int] = {}
         self.missing_since: dict[str, float] = {}
         self.broken: set[str] = set()
         self.outbox = Outbox(self._publish)
@@ -398,10 +401,28 @@ class ClusterNode(Coordinator):
             args=[msgspec.json.encode(data), 10_000, code],
         )
 
+    def _current(self, items: list[Item]) -> list[Item]:
+        """``items`` without the frames of rooms this process no longer owns
+        under the token they were made with, or cannot be sure it still owns:
+        a stalled owner's queued frames never leave it after its lease ran out
+        (the room resyncs everyone if the lease turns out to be still ours)."""
+        kept = []
+        for item in items:
+            if item[0] == "f" and item[3] is not None:
+                o = self.owned.get(item[3])
+                if o is None or o.fence.token != item[4] or o.fence.silent():
+                    self.hub.metrics.frames_stale += 1
+                    continue
+            kept.append(item)
+        return kept
+
     async def _publish(self, batch: dict[str, list[Item]]) -> None:
         dirty, self._dirty = self._dirty, set()
         async with self.redis.pipeline(transaction=False) as pipe:
-            for node, items in batch.items():
+            for node, queued in batch.items():
+                items = self._current(queued)
+                if not items:
+                    continue
                 pipe.publish(node_channel(node), encode_batch(items))
                 self.hub.metrics.frames_published += sum(1 for item in items if item[0] == "f")
             for code in dirty:
@@ -464,9 +485,9 @@ class ClusterNode(Coordinator):
                 continue
             del self.attached[conn]
             pl = conn.player
-            if pl is not None and pl.room is room:
+            if pl is not None and (pl.room is room or pl.room is None):
                 pl.conn = conn
-                room.reconnected(pl)
+                room.rejoin(pl)
 
     async def _work(self, code: str, o: Owned) -> None:
         """Handle the room's inbox in order (one worker per room)."""
@@ -542,7 +563,7 @@ class ClusterNode(Coordinator):
         if pl.room is not None:
             pl.room.reconnected(pl)
         elif room is not None and rejoin:
-            room.add_player(pl, None)
+            room.rejoin(pl)
 
     def _peer_closed(self, peer: Peer) -> None:
         if isinstance(peer, RemoteConn):
@@ -658,6 +679,14 @@ class ClusterNode(Coordinator):
         if conn is None:
             return
         if kind == "f":
+            code, token = item[3], item[4]
+            if code is not None:
+                # A lower fencing token than one already delivered: a former
+                # owner's frame, come late (it stalled); never shown.
+                if token < self.epochs.get(code, 0):
+                    self.hub.metrics.frames_stale += 1
+                    return
+                self.epochs[code] = token
             self.hub.metrics.frames_received += 1
             conn.send_raw(item[2])
         elif kind == "x":
@@ -708,9 +737,10 @@ class ClusterNode(Coordinator):
                 if res == 0:
                     self._lost_code(code)
                     continue
-                quiet = o.fence.stale(sent)
+                quiet = o.fence.stale(sent) or o.fence.muted
                 o.fence.valid_until = sent + self.lease
                 if quiet:  # it went quiet while unsure of its lease: catch up
+                    o.fence.muted = False
                     self._resync(code)
                 if res == 2:  # Redis restarted empty: the lobby list lost the room too
                     log.event("lease_retaken", room=code, node=self.node)
@@ -770,6 +800,8 @@ class ClusterNode(Coordinator):
         while True:
             await asyncio.sleep(0.3)
             codes = sorted(set(self.attached.values()))
+            for code in [c for c in self.epochs if c not in self.attached.values()]:
+                del self.epochs[code]  # no socket here is in that room any more
             if not codes:
                 continue
             try:

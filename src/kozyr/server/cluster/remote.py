@@ -23,11 +23,12 @@ from ..telemetry import log
 #: Ids of remote peers are negative, so they never collide with local sockets' ids.
 _ids = itertools.count(-1, -1)
 
-#: One item on a process channel: ("f", conn, text) a frame for local socket
-#: ``conn``; ("x", conn, code, reason) close it; ("w", conn, room) the player
-#: on it is now in ``room`` (None: in no room of another process); ("m", room,
-#: id, number, entry) a copy of an entry just appended to ``room``'s inbox
-#: (published by the sender's script, node.py ``_SEND``, to the room's owner).
+#: One item on a process channel: ("f", conn, text, room, token) a frame for local socket
+#: ``conn`` from ``room``'s owner holding fencing token ``token`` (room and token None for a
+#: reply outside a room); ("x", conn, code, reason) close it; ("w", conn, room) the player on
+#: it is now in ``room`` (None: in no room of another process); ("m", room, id, number,
+#: entry) a copy of an entry just appended to ``room``'s inbox (published by the sender's
+#: script, node.py ``_SEND``, to the room's owner).
 Item = list[Any]
 
 
@@ -95,7 +96,12 @@ class RemoteConn:
 
     def send_raw(self, text: str) -> None:
         if not self.closed:
-            self._outbox.put(self.node, ["f", self.cid, text])
+            room = getattr(self.player, "room", None)
+            fence = None if room is None else room.fence
+            if fence is None:
+                self._outbox.put(self.node, ["f", self.cid, text, None, None])
+            else:
+                self._outbox.put(self.node, ["f", self.cid, text, fence.code, fence.token])
 
     def close(self, code: int, reason: str) -> None:
         if not self.closed:

@@ -57,7 +57,7 @@ rooms = Table(
     Column("inbox_pos", String(40)),
 )
 
-#: Who sits in which open room, one row per seated person: the index that
+#: Who is in which open room, one row per seated or watching person: the index that
 #: finds a player's room at ``hello`` on any process of a cluster (kept by
 #: ``save_room`` in the room's own transaction; a closed room has no rows).
 room_seats = Table(
@@ -127,9 +127,11 @@ telegram_users = Table(
 
 
 def seated_keys(data: dict[str, Any]) -> list[str]:
-    """The player keys seated in a room's stored ``data``."""
-    seats = data.get("seats", [])
-    return sorted({s["player"] for s in seats if isinstance(s, dict) and s.get("player")})
+    """The keys of the people in a room's stored ``data``: seated, or watching
+    (a spectator reconnecting through any process of a cluster finds the room
+    by this index too)."""
+    people = [*data.get("seats", []), *data.get("spectators", [])]
+    return sorted({s["player"] for s in people if isinstance(s, dict) and s.get("player")})
 
 
 def set_seats(conn: Connection, code: str, keys: list[str]) -> None:

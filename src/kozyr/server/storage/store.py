@@ -110,7 +110,7 @@ class Fence:
     in the same transaction (:meth:`Store.check_fence`); ``on_refused`` runs on the
     event loop when a write that nobody awaits (``save_room``) is refused."""
 
-    __slots__ = ("code", "loop", "on_refused", "pos", "token", "valid_until")
+    __slots__ = ("code", "loop", "muted", "on_refused", "pos", "token", "valid_until")
 
     def __init__(
         self,
@@ -130,10 +130,20 @@ class Fence:
         #: (renewals move it on).  Past it the room sends nothing: a stalled
         #: owner must not show players a table another process may have moved on.
         self.valid_until = math.inf
+        #: Something the room would have said was held back while the lease
+        #: was unsure: the next renewal that finds it still ours resyncs everyone.
+        self.muted = False
 
     def stale(self, now: float | None = None) -> bool:
         """The lease may have run out (by ``now``, default: this instant)."""
         return self.valid_until <= (time.monotonic() if now is None else now)
+
+    def silent(self) -> bool:
+        """True (and noted in :attr:`muted`) if the room must say nothing now."""
+        if self.valid_until > time.monotonic():
+            return False
+        self.muted = True
+        return True
 
     def refused(self) -> None:
         if self.on_refused is not None and self.loop is not None:

@@ -187,8 +187,7 @@ class Hub:
                 room.game = game
                 if room.state == "playing" and game.over:  # died while finishing
                     await room.finish()
-                if room.state == "playing":
-                    room.recovered()
+            room.recovered()
         except (ValueError, KeyError, TypeError, RecordError, RulesError) as exc:
             log.error("room_recovery_failed", room=code, error=str(exc))
             return None
@@ -224,6 +223,11 @@ class Hub:
                 pl = self._player(s["player"], s.get("name") or "player")
                 pl.room = room
                 seat.player = pl
+        for w in data.get("spectators", []):  # a database from before: none kept
+            pl = self._player(w["player"], w.get("name") or "player")
+            if pl.room is None or pl.room is room:
+                pl.room = room
+                room.spectators.append(pl)
         host = data.get("host")
         room.host = self.players.get(host) if host else None
         return room

@@ -57,6 +57,8 @@ class RoomHost(Protocol):
 
     def close_room(self, room: Any, why: str) -> None: ...
 
+    def forget(self, pl: Any) -> None: ...
+
 
 class Coordinator:
     """Where rooms live.  This base class is one process on its own: every room

@@ -1,11 +1,12 @@
 """Rooms: seats, host, spectators, and the flow of a game at one table.
 
-A room is created by its host, who sits in seat 0.  Others join by invite
-code: a free seat while the room is in the lobby, otherwise as spectators who
-get a seat from the next game.  The host starts; empty seats are filled with
-bots of the room's level.  After a game, "back to room" returns the same
-table to the lobby and "rematch" deals the next game at once; the previous
-durak is passed to the deal so the ``first_attacker`` rule decides who leads.
+A room is created by its host, who sits in seat 0.  Others join by invite code: a free seat
+while the room is in the lobby, otherwise as spectators who get a seat from the next game.
+Seated players and spectators alike keep their place for ``--grace`` seconds after their socket
+drops (and after a restart or a change of owner), so a reconnecting client is back where it was.
+The host starts; empty seats are filled with bots of the room's level.  After a game, "back to
+room" returns the same table to the lobby and "rematch" deals the next game at once; the
+previous durak is passed to the deal so the ``first_attacker`` rule decides who leads.
 
 Authority: only this module changes a game.  Every move — a human's, a bot's,
 a timed-out human's — goes through :meth:`Room._apply` under the room's lock,
@@ -71,7 +72,7 @@ class Player:
         """False while the room's process is unsure it still owns the room
         (cluster mode: the lease may have run out, :class:`~kozyr.server.storage.store.Fence`)."""
         room = self.room
-        return room is None or room.fence is None or not room.fence.stale()
+        return room is None or room.fence is None or not room.fence.silent()
 
 
 @dataclass(eq=False)
@@ -128,6 +129,12 @@ class Room:
     _turn_task: asyncio.Task[None] | None = None
     _paused: bool = False
     _last_move_at: float = 0.0
+    #: Disconnected spectators' grace timers, by player key.
+    _watch_grace: dict[str, Timer] = field(default_factory=dict)
+    #: A move is applied but not yet broadcast (its store write is awaited):
+    #: resyncs asked meanwhile wait for the broadcast (:meth:`resync`).
+    _applying: bool = False
+    _resync_after: list[Player] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -148,6 +155,12 @@ class Room:
 
     def watchers(self) -> list[Player]:
         return [pl for pl in self.humans() if pl.conn is not None]
+
+    def _listeners(self) -> list[Player]:
+        """Who hears a move: the watchers, except those whose resync waits for
+        the move's broadcast (they get the whole table right after it)."""
+        waiting = self._resync_after
+        return [pl for pl in self.watchers() if not (waiting and pl in waiting)]
 
     def watched(self) -> bool:
         # Asked after every move: look at the seats without building lists.
@@ -258,7 +271,15 @@ class Room:
         )
 
     def resync(self, player: Player) -> None:
-        """Everything a client needs to draw the table from scratch."""
+        """Everything a client needs to draw the table from scratch.
+
+        While a move is applied but not yet broadcast, the resync waits for
+        the broadcast: sent now, it would show the new version, and the move's
+        event would then arrive after it (the client would see it twice)."""
+        if self._applying:
+            if player not in self._resync_after:
+                self._resync_after.append(player)
+            return
         player.send(self.room_message(player))
         frame = self.game_frame(player)
         if frame is not None:
@@ -317,6 +338,7 @@ class Room:
                 seat.bot, seat.auto = None, False
         elif player in self.spectators:
             self.spectators.remove(player)
+            self._cancel_watch_grace(player)
         player.room = None
         log.event("room_left", room=self.code, player=player.name, seat=idx)
         if self.host is player:
@@ -337,13 +359,7 @@ class Room:
         idx = self.seat_of(player)
         if idx is None:
             if player in self.spectators:
-                self.spectators.remove(player)
-                player.room = None
-                if self.host is player:
-                    self.host = next(iter(self.humans()), None)
-                if not self.humans():
-                    self.hub.close_room(self, "empty")
-                    return
+                self._watch_grace_for(player)
         elif self.state == "playing":
             seat = self.seats[idx]
             self._cancel_grace(seat)
@@ -354,6 +370,7 @@ class Room:
     def reconnected(self, player: Player) -> None:
         """The player is back (same token): give the seat back, resync."""
         idx = self.seat_of(player)
+        self._cancel_watch_grace(player)
         was_away = False
         if idx is not None:
             seat = self.seats[idx]
@@ -369,12 +386,63 @@ class Room:
         self.broadcast_room_except(player)
 
     def recovered(self) -> None:
-        """After a restart: everyone is disconnected; the game waits (paused)
-        and each absent player's grace period starts now."""
-        self._paused = True
+        """After a restart or a change of owner: the game waits (paused) and
+        each absent player's grace period starts now (a spectator's too)."""
+        if self.state == "playing":
+            self._paused = True
         for seat in self.seats:
-            if seat.player is not None:
+            if seat.player is not None and self.state == "playing":
                 seat.grace = Timer(self.hub.config.grace, partial(self._takeover, seat))
+        for pl in self.spectators:
+            if not pl.connected:
+                self._watch_grace_for(pl)
+
+    def rejoin(self, player: Player) -> None:
+        """A socket that was in this room before the room changed owner is
+        attached here now.  A player the room knows is back in their place; one
+        it does not (their join was not stored before the old owner died)
+        watches, and is never seated without asking."""
+        if player.room is self:
+            self.reconnected(player)
+            return
+        player.room = self
+        self.spectators.append(player)
+        log.event("room_joined", room=self.code, player=player.name, seat=None)
+        self.changed()
+        self.resync(player)
+        self.broadcast_room_except(player)
+        self.resume_if_paused()
+
+    def _watch_grace_for(self, player: Player) -> None:
+        """A spectator's socket dropped: they keep watching for the grace period."""
+        self._cancel_watch_grace(player)
+        self._watch_grace[player.key] = Timer(
+            self.hub.config.grace, partial(self._stop_watching, player)
+        )
+
+    def _cancel_watch_grace(self, player: Player) -> None:
+        timer = self._watch_grace.pop(player.key, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _stop_watching(self, player: Player) -> None:
+        """A spectator did not come back within the grace period: they leave."""
+        self._watch_grace.pop(player.key, None)
+        if player.connected or player not in self.spectators or self.closed:
+            return
+        self.spectators.remove(player)
+        player.room = None
+        log.event("room_left", room=self.code, player=player.name, seat=None)
+        self.hub.forget(player)
+        if self.host is player:
+            self.host = next((pl for pl in self.humans() if pl.connected), None) or next(
+                iter(self.humans()), None
+            )
+        if not self.humans():
+            self.hub.close_room(self, "empty")
+            return
+        self.changed()
+        self.broadcast_room()
 
     def _takeover(self, seat: Seat) -> None:
         seat.grace = None
@@ -430,6 +498,7 @@ class Room:
                 }
                 for s in self.seats
             ],
+            "spectators": [{"player": pl.key, "name": pl.name} for pl in self.spectators],
             "state": self.state,
             "game_no": self.game_no,
             "next_version": self.next_version,
@@ -479,6 +548,7 @@ class Room:
                 return
             if seat.player is None and (seat.bot is None or seat.auto):
                 seat.player = self.spectators.pop(0)
+                self._cancel_watch_grace(seat.player)
                 seat.bot, seat.auto, seat.away = None, False, False
 
     async def start(self, player: Player) -> None:
@@ -594,6 +664,18 @@ class Room:
         ``received`` (``time.perf_counter()``) is when a player's move arrived; the
         ``move`` log line then reports ``ms``, the server's time until the broadcast.
         """
+        self._applying = True
+        try:
+            await self._apply_and_broadcast(action, by, received)
+        finally:
+            self._applying = False
+            waiting, self._resync_after = self._resync_after, []
+            if not self.closed:
+                for pl in waiting:
+                    if pl.room is self:
+                        self.resync(pl)
+
+    async def _apply_and_broadcast(self, action: Action, by: str, received: float | None) -> None:
         g = self.game
         assert g is not None
         loop = asyncio.get_running_loop()
@@ -649,7 +731,7 @@ class Room:
             over = self.game_over_message()
             if over is not None:
                 text = p.encode(over).decode()
-                for pl in self.watchers():
+                for pl in self._listeners():
                     pl.send_raw(text)
             self.broadcast_room()
 
@@ -702,25 +784,26 @@ class Room:
             accusation=applied.accusation,
         )
         text = p.encode(event).decode()
-        for pl in self.watchers():
+        for pl in self._listeners():
             pl.send_raw(text)
         self._broadcast_frames()
 
     def _broadcast_frames(self) -> None:
         """Each seated human gets its own view; spectators share one (no hand).
         Seats are walked directly (this runs after every move)."""
-        if self.game is None or (self.fence is not None and self.fence.stale()):
+        if self.game is None or (self.fence is not None and self.fence.silent()):
             return
         clock = self._clock()  # the same moment for every seat's frame
+        waiting = self._resync_after
         for seat in self.seats:
             pl = seat.player
-            if pl is not None and pl.conn is not None:
+            if pl is not None and pl.conn is not None and not (waiting and pl in waiting):
                 frame = self._frame_for(seat.index, clock)
                 if frame is not None:
                     pl.conn.send(frame)
         spectator_text: str | None = None
         for pl in self.spectators:
-            if pl.conn is None:
+            if pl.conn is None or (waiting and pl in waiting):
                 continue
             if spectator_text is None:
                 frame = self._frame_for(None, clock)
@@ -832,6 +915,9 @@ class Room:
         self._cancel_turn()
         for seat in self.seats:
             self._cancel_grace(seat)
+        for timer in self._watch_grace.values():
+            timer.cancel()
+        self._watch_grace.clear()
 
 
 def out_of_turn(g: GameSession, action: Action) -> bool:

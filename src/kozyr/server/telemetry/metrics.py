@@ -49,6 +49,10 @@ class Metrics:
     #: received from other processes for this process's sockets.
     frames_published: int = 0
     frames_received: int = 0
+    #: Cluster: frames not delivered because they came from a room's former
+    #: owner (a lower fencing token than a frame already delivered), or were
+    #: held back by an owner unsure of its lease.
+    frames_stale: int = 0
     #: Cluster: rooms this process took over from an owner that was gone.
     takeovers: int = 0
 
@@ -123,6 +127,12 @@ def render(
         "kozyr_frames_received_total", "counter",
         "Cluster: frames other processes sent to sockets held by this process.",
         [("", m.frames_received)],
+    )  # fmt: skip
+    out += _metric(
+        "kozyr_frames_stale_total", "counter",
+        "Cluster: frames dropped as stale (a former owner's, or held back by an owner "
+        "unsure of its lease; those rooms resync their clients).",
+        [("", m.frames_stale)],
     )  # fmt: skip
     out += _metric(
         "kozyr_lease_takeovers_total", "counter",
