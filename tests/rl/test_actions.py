@@ -47,6 +47,8 @@ def test_documented_examples():
     assert actions.encode(pair, att) == (
         actions.CHEAT_LEAD + (5 * 15 + 0b0100 - 1) * 52 + parse_card("QH")
     )
+    # The worked examples of docs/rl.md.
+    assert [actions.encode(a, att) for a in (lead, cover, cheat, pair)] == [101, 308, 6019, 4965]
     for a in (lead, cover, cheat, pair):
         assert actions.decode(actions.encode(a, att), a.seat, att) == a
     assert actions.name(actions.DEFEND + 52 + parse_card("9S")) == "defend slot 1 with 9S"

@@ -223,6 +223,13 @@ class DurakEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
         return dict(zip(actions.indices(legal, self.game.att), legal, strict=True))
 
     # -------------------------------------------------------------- helpers
+    def legal_indices(self) -> list[int]:
+        """The indices the agent to move may play (its mask's ones), without
+        building an observation: for scripted or random players."""
+        if self.deal is None or self.game.phase == OVER or any(self.truncations.values()):
+            return []
+        return list(self._legal_actions())
+
     def view(self, agent: str) -> View:
         """What ``agent`` may know now (the engine's per-seat view)."""
         return view_of(self.game, self._seat_of[agent])
