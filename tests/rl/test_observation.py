@@ -82,7 +82,7 @@ def test_the_state_encoder_is_the_view_encoder_and_reads_back():
     array, within the bounds of the observation space, and it reads back."""
     seen = 0
     high = obs.high()
-    for state in positions(150, seed=7):
+    for state in positions(60, seed=7):
         for seat in range(state.n):
             v = view_of(state, seat)
             o = obs.encode(v)
@@ -92,7 +92,7 @@ def test_the_state_encoder_is_the_view_encoder_and_reads_back():
             if seen % 7 == 0:  # reading back is slow: a sample of the positions
                 _check_reads_back(o, v)
             seen += 1
-    assert seen > 20_000
+    assert seen > 8_000
 
 
 def test_no_hidden_card_moves_the_observation():
@@ -101,7 +101,7 @@ def test_no_hidden_card_moves_the_observation():
     from the View and from the state alike; the hidden cards did change."""
     rng = random.Random(13)
     changed = 0
-    for i, state in enumerate(positions(120, seed=11)):
+    for i, state in enumerate(positions(60, seed=11)):
         if i % 3:
             continue
         seat = rng.randrange(state.n)
@@ -113,7 +113,7 @@ def test_no_hidden_card_moves_the_observation():
             changed += 1
         assert np.array_equal(obs.encode_state(other, seat), obs.encode_state(state, seat))
         assert np.array_equal(obs.encode(view_of(other, seat)), obs.encode(v))
-    assert changed > 1_000
+    assert changed > 500
 
 
 def test_seats_see_different_things():

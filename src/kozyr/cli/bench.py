@@ -1,6 +1,8 @@
 """``kozyr bench engine``: throughput of the rules engine on one core.
 
 ``kozyr bench bots``: decision time of each bot level (see kozyr.bots.bench).
+``kozyr bench rl``: steps per second of the durak_v0 environment (kozyr.rl.bench;
+needs the [rl] extra).
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "bench", help="benchmarks (engine, bots)", description="Print benchmark figures."
     )
-    p.add_argument("target", choices=["engine", "bots", "server"], help="what to measure")
+    p.add_argument(
+        "target", choices=["engine", "bots", "server", "rl"], help="what to measure"
+    )
     p.add_argument(
         "--seconds",
         type=float,
@@ -132,6 +136,10 @@ def run(args: argparse.Namespace) -> int:
         return run_bots(args)
     if args.target == "server":
         return server_bench.run(args)
+    if args.target == "rl":
+        from kozyr.rl import bench as rl_bench
+
+        return rl_bench.run(args)
     figures: dict[str, Any] = {
         "compiled": native.COMPILED,
         "core": core.AVAILABLE,

@@ -319,11 +319,11 @@ def _encode(
     shift = (1 + 2 * SLOTS) * NUM_CARDS
     big |= discard << shift
     for k in range(n):
-        shift += NUM_CARDS
         mask = known[(me + k) % n]
-        big |= mask << shift
-        seen |= mask
-    shift += (MAX_SEATS - n + 1) * NUM_CARDS
+        if mask:  # mostly nothing is known
+            big |= mask << (shift + (k + 1) * NUM_CARDS)
+            seen |= mask
+    shift += (MAX_SEATS + 1) * NUM_CARDS
     big |= 1 << (shift + trump)
     shift += NUM_CARDS
     big |= (t.deck & ~seen) << shift  # unseen: in other hands or in the deck
