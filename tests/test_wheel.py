@@ -229,3 +229,32 @@ def test_the_hook_falls_back_to_pure_python_when_compiling_fails(tmp_path, monke
     assert app.warnings and "pure-Python wheel" in app.warnings[0]
     hook.initialize("editable", build_data)  # ./setup compiles in place: nothing to do
     assert build_data == {"force_include": {}, "pure_python": True}
+
+
+def test_a_wheel_judges_staleness_by_content_not_by_time(tmp_path):
+    """With the manifest an installed wheel carries, a source newer than its
+    compiled module is current if its content is what was compiled, and stale
+    if not; without the manifest (a checkout) times decide, as before."""
+    import hashlib
+
+    from kozyr import core
+    from kozyr.engine import native
+
+    package = tmp_path / "kozyr"
+    engine = package / "engine"
+    engine.mkdir(parents=True)
+    (package / "core").mkdir()
+    source = engine / "state.py"
+    source.write_text("x = 1\n")
+    built = engine / "state.cpython-311-x86_64-linux-gnu.so"
+    built.write_bytes(b"")
+    os.utime(built, (1_000, 1_000))
+    os.utime(source, (2_000, 2_000))
+    assert native.stale_modules(engine, ["state"]) == ["state"]  # a checkout: times
+    digest = hashlib.sha256(b"x = 1\n").hexdigest()
+    (package / native.MANIFEST).write_text(json.dumps({"sources": {"engine/state.py": digest}}))
+    assert native.stale_modules(engine, ["state"]) == []  # a wheel: same content
+    source.write_text("x = 2\n")
+    assert native.stale_modules(engine, ["state"]) == ["state"]
+    (package / "core" / "_core.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")
+    assert core.stale_sources(package / "core") == []  # a wheel ships no C sources
