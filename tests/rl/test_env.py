@@ -204,6 +204,16 @@ def test_a_masked_index_is_refused_and_changes_nothing():
         env.step(actions.HONEST_SIZE + 5)  # an accusation at an honest table
 
 
+def test_numpy_seeds_and_stepping_past_the_end():
+    env = durak_v0.env(players=2)
+    env.reset(seed=np.int64(29))
+    assert env.record().deal.seed == 29
+    _play(env, random.Random(0), check_mask=False)
+    assert not env.agents
+    with pytest.raises(RuntimeError):
+        env.step(None)
+
+
 def test_truncation_after_max_steps():
     env = durak_v0.env(players=2, max_steps=10)
     env.reset(seed=1)

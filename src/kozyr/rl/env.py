@@ -122,8 +122,8 @@ class DurakEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
         if seed is not None:
             if not 0 <= seed < _MAX_SEED:
                 raise ValueError("seed must be an integer from 0 to 2**64 - 1")
-            self._rng = random.Random(seed)
-            deal_seed = int(seed)
+            deal_seed = int(seed)  # numpy integers too
+            self._rng = random.Random(deal_seed)
         else:
             deal_seed = self._rng.getrandbits(64)
         opts = options or {}
@@ -150,6 +150,8 @@ class DurakEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
     def step(self, action: Any) -> None:
         if self.deal is None:
             raise RuntimeError("reset() the environment before stepping it")
+        if not self.agents:
+            raise RuntimeError("the episode is over: reset() the environment")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
