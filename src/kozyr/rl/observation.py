@@ -162,15 +162,23 @@ _SUIT: Final = tuple(bytes(int(i == s) for i in range(4)) for s in range(4))
 class _Table:
     """What stays the same for every observation at one table, made once."""
 
-    __slots__ = ("deck", "full", "present", "rules", "rules_bytes", "teams")
+    __slots__ = ("deck", "present", "rotated", "rules", "rules_bytes", "teams")
 
     def __init__(self, rules: Rules) -> None:
         n = rules.players
         tc = rules.team_count
         self.rules = rules
         self.deck = deck_mask(rules.deck)
-        self.full = (1 << n) - 1
-        self.present = _FLAGS[self.full]
+        self.present = _FLAGS[(1 << n) - 1]
+        #: rotated[me][m]: a mask ``m`` of (absolute) seats as the six bytes of
+        #: relative seats, seat ``me`` first: one lookup per seat feature.
+        self.rotated = tuple(
+            tuple(
+                _FLAGS[sum(1 << ((s - me) % n) for s in range(n) if m >> s & 1)]
+                for m in range(1 << n)
+            )
+            for me in range(n)
+        )
         self.rules_bytes = bytes(_rules_features(rules))
         #: teams[me]: the observer's team as relative seats.
         self.teams = tuple(
@@ -180,13 +188,19 @@ class _Table:
 
 
 _last_table: _Table | None = None
+_tables: dict[Rules, _Table] = {}
 
 
 def _table(rules: Rules) -> _Table:
+    """The table's constants: the last table's at the cost of one identity test
+    (an environment keeps one Rules object), any other's from a dict."""
     global _last_table
     table = _last_table
     if table is None or table.rules is not rules:
-        table = _last_table = _Table(rules)
+        table = _tables.get(rules)
+        if table is None:
+            table = _tables[rules] = _Table(rules)
+        _last_table = table
     return table
 
 
@@ -335,11 +349,6 @@ def _encode(
         big |= cheats << (shift + NUM_CARDS)
         big |= cleared << (shift + 2 * NUM_CARDS)
         big |= mine << (shift + 3 * NUM_CARDS)
-        full = t.full
-        marked = ((marked >> me) | (marked << (n - me))) & full
-        pending = ((pending >> me) | (pending << (n - me))) & full
-    else:
-        marked = pending = 0
     # Big-endian bytes unpacked most significant bit first: read backwards, entry i
     # is bit i (numpy's bitorder= and count= cost more than reading backwards).
     bits = np.unpackbits(np.frombuffer(big.to_bytes(_PLANE_BYTES, "big"), dtype=np.uint8))
@@ -347,28 +356,24 @@ def _encode(
     # The seat features, one block of six relative seats per feature.
     out = 0
     for s in out_seats:
-        out |= 1 << ((s - me) % n)
-    if passed:
-        passed = ((passed >> me) | (passed << (n - me))) & t.full
-    if shown:
-        shown = ((shown >> me) | (shown << (n - me))) & t.full
-    flags = _FLAGS
+        out |= 1 << s
+    rot = t.rotated[me]
     counts = list(hand_counts)
     rest = b"".join(
         (
             t.present,
             bytes(counts[me:] + counts[:me] + [0] * (MAX_SEATS - n)),
-            flags[out],
+            rot[out],
             t.teams[me],
-            flags[0 if over else 1 << ((attacker - me) % n)],
-            flags[0 if over else 1 << ((defender - me) % n)],
-            flags[0 if over else 1 << ((round_attacker - me) % n)],
-            flags[0 if to_move is None else 1 << ((to_move - me) % n)],
-            flags[0 if trump_holder is None else 1 << ((trump_holder - me) % n)],
-            flags[passed],
-            flags[shown],
-            flags[marked],
-            flags[pending],
+            rot[0 if over else 1 << attacker],
+            rot[0 if over else 1 << defender],
+            rot[0 if over else 1 << round_attacker],
+            rot[0 if to_move is None else 1 << to_move],
+            rot[0 if trump_holder is None else 1 << trump_holder],
+            rot[passed],
+            rot[shown],
+            rot[marked],
+            rot[pending],
             bytes(
                 (
                     deck_count,
