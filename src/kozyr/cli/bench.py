@@ -1,5 +1,6 @@
-"""``kozyr bench engine|bots|server``: the command; the drivers that measure
-are in :mod:`kozyr.bench` (engine, bots, server)."""
+"""``kozyr bench engine|bots|server|rl``: the command; the drivers that measure
+are in :mod:`kozyr.bench` (engine, bots, server, rl: the durak_v0 environment,
+which needs the [rl] extra)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "bench", help="benchmarks (engine, bots)", description="Print benchmark figures."
     )
-    p.add_argument("target", choices=["engine", "bots", "server"], help="what to measure")
+    p.add_argument(
+        "target", choices=["engine", "bots", "server", "rl"], help="what to measure"
+    )
     p.add_argument(
         "--seconds",
         type=float,
@@ -66,6 +69,10 @@ def run(args: argparse.Namespace) -> int:
         return run_bots(args)
     if args.target == "server":
         return server_bench.run(args)
+    if args.target == "rl":
+        from kozyr.bench import rl as rl_bench
+
+        return rl_bench.run(args)
     figures: dict[str, Any] = {
         "compiled": native.COMPILED,
         "core": core.AVAILABLE,
