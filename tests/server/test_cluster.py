@@ -510,3 +510,34 @@ def test_inbox_entries_reach_the_worker_once_in_order() -> None:
         ("200-1", "f"),
     ]  # fmt: skip
     assert (o.read_id, o.seq) == ("200-1", 2)
+
+
+def test_inbox_entries_go_out_in_one_pipeline_per_turn() -> None:
+    """A burst of sends costs one call (one Redis round trip, one connection),
+    keeps its order, and hands each sender its own result or error."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from kozyr.server.cluster.remote import InboxSender
+
+    calls: list[list[str]] = []
+
+    async def call(entries: list[tuple[list[str], list[Any]]]) -> list[Any]:
+        calls.append([args[0] for _keys, args in entries])
+        if len(calls) == 2:
+            raise RedisConnectionError("Redis is away")
+        return [ValueError("refused") if a == "bad" else f"id-{a}" for _k, (a,) in entries]
+
+    async def scenario() -> None:
+        sender = InboxSender(call)
+        sender.start()
+        burst = [asyncio.ensure_future(sender.send(["k"], [a])) for a in ("a", "b", "bad", "c")]
+        done = await asyncio.gather(*burst, return_exceptions=True)
+        assert done[:2] == ["id-a", "id-b"] and done[3] == "id-c"
+        assert isinstance(done[2], ValueError)
+        away = await asyncio.gather(sender.send(["k"], ["d"]), return_exceptions=True)
+        assert isinstance(away[0], RedisConnectionError)
+        assert await sender.send(["k"], ["e"]) == "id-e"
+        sender.stop()
+
+    asyncio.run(scenario())
+    assert calls == [["a", "b", "bad", "c"], ["d"], ["e"]]

@@ -750,6 +750,13 @@ def _run(args: argparse.Namespace, servers: _Servers) -> int:
         "load_average_start": load_start,
         "errors": dict(errors),
         "setup_retries": dict(retried),
+        # What the clients were answered ``unavailable`` (issue 24: 0 in a run
+        # without kills): moves during the window, joins and creations at setup.
+        "unavailable": {
+            "move": errors.get("unavailable", 0),
+            "join": retried.get("join", 0),
+            "create_room": retried.get("create_room", 0),
+        },
         "server_log": args.server_log,
         "started_pids": servers.pids(),
         "server_cpus": servers.cpus,
@@ -817,4 +824,10 @@ def _print(figures: dict[str, Any], args: argparse.Namespace, setup: float) -> N
     print(f"  errors:            {figures['errors'] or 'none'}")
     if figures["setup_retries"]:
         print(f"  setup retried:     {figures['setup_retries']} (answered unavailable)")
+    if n > 1:
+        u = figures["unavailable"]
+        print(
+            f"  unavailable:       {u['move']} moves, {u['join']} joins, "
+            f"{u['create_room']} room creations"
+        )
     print(f"  machine:           {machine.Machine(**figures['machine']).summary()}")

@@ -46,7 +46,15 @@ from .. import protocol as p
 from ..storage.store import Fence, Fenced
 from ..tables.ports import Coordinator, Peer
 from ..telemetry import log
-from .remote import Item, Outbox, RemoteConn, decode_batch, encode_batch, node_channel
+from .remote import (
+    InboxSender,
+    Item,
+    Outbox,
+    RemoteConn,
+    decode_batch,
+    encode_batch,
+    node_channel,
+)
 from .throttle import RedisPassphraseThrottle
 
 if TYPE_CHECKING:
@@ -172,6 +180,7 @@ class ClusterNode(Coordinator):
         self.missing_since: dict[str, float] = {}
         self.broken: set[str] = set()
         self.outbox = Outbox(self._publish)
+        self.inbox_out = InboxSender(self._append_entries)
         self._dirty: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
         self._warned: dict[str, float] = {}
@@ -192,6 +201,7 @@ class ClusterNode(Coordinator):
                 self._warn("cluster_redis_unreachable", error=repr(exc))
                 await asyncio.sleep(0.5)
         self.outbox.start()
+        self.inbox_out.start()
         self._install_throttle()
         loop = asyncio.get_running_loop()
         for coro, name in (
@@ -209,6 +219,7 @@ class ClusterNode(Coordinator):
         for task in self._tasks:
             task.cancel()
         self.outbox.stop()
+        self.inbox_out.stop()
         for o in self.owned.values():
             if o.worker is not None:
                 o.worker.cancel()
@@ -309,7 +320,9 @@ class ClusterNode(Coordinator):
         data = msgspec.json.encode(msg).decode()
         try:
             await self._entry_out(code, "msg", conn, m=data)
-        except RedisError:
+        except RedisError as exc:
+            self.hub.metrics.unavailable += 1
+            self._warn("cluster_route_failed", room=code, error=repr(exc))
             raise p.ProtocolError(
                 p.Code.UNAVAILABLE,
                 "the room's server cannot be reached just now; send it again shortly",
@@ -396,10 +409,18 @@ class ClusterNode(Coordinator):
             "r": code,
             **extra,
         }
-        await self._send(
-            keys=[inbox_key(code), lease_key(code), seq_key(code)],
-            args=[msgspec.json.encode(data), 10_000, code],
+        await self.inbox_out.send(
+            [inbox_key(code), lease_key(code), seq_key(code)],
+            [msgspec.json.encode(data), 10_000, code],
         )
+
+    async def _append_entries(self, entries: list[tuple[list[str], list[Any]]]) -> list[Any]:
+        """Append a batch of inbox entries in one pipeline (:class:`InboxSender`);
+        each entry's result, or the error that refused it."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for keys, args in entries:
+                await self._send(keys=keys, args=args, client=pipe)
+            return list(await pipe.execute(raise_on_error=False))
 
     def _current(self, items: list[Item]) -> list[Item]:
         """``items`` without the frames of rooms this process no longer owns

@@ -76,6 +76,62 @@ class Outbox:
                 log.warning("cluster_publish_failed", error=repr(exc), nodes=len(batch))
 
 
+class InboxSender:
+    """Inbox entries of this process's sockets, appended in batches.
+
+    Why: each entry is one script call (number it, append it, copy it to the
+    owner).  Sent one by one, a burst — a thousand people joining at once —
+    needs as many Redis connections at the same moment, and the pool's waits
+    ran into its timeout under load: those messages were answered
+    ``unavailable``.  Queued, and sent in one pipeline per event-loop turn by a
+    single task, a burst costs one connection and one round trip per batch,
+    and entries keep the order they were sent in.  Each sender awaits its own
+    entry's result (its stream id), or the error that refused it."""
+
+    def __init__(self, call: Callable[[list[tuple[list[str], list[Any]]]], Awaitable[list[Any]]]):
+        self._call = call
+        self._queue: list[tuple[list[str], list[Any], asyncio.Future[Any]]] = []
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="cluster-inbox-out")
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        for _keys, _args, fut in self._queue:
+            if not fut.done():
+                fut.cancel()
+        self._queue = []
+
+    async def send(self, keys: list[str], args: list[Any]) -> Any:
+        """Append one entry; its stream id (raises what refused it)."""
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._queue.append((keys, args, fut))
+        self._wake.set()
+        return await fut
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            batch, self._queue = self._queue, []
+            if not batch:
+                continue
+            try:
+                results = await self._call([(keys, args) for keys, args, _ in batch])
+            except Exception as exc:  # Redis away: every sender hears it
+                results = [exc] * len(batch)
+            for (_keys, _args, fut), result in zip(batch, results, strict=True):
+                if fut.done():
+                    continue
+                if isinstance(result, BaseException):
+                    fut.set_exception(result)
+                else:
+                    fut.set_result(result)
+
+
 class RemoteConn:
     """A socket on process ``node`` (its local id there is ``cid``)."""
 

@@ -67,6 +67,7 @@ from .schema import (
 
 T = TypeVar("T")
 
+
 def _dumps(data: Any) -> str:
     """Compact JSON text, as ``json.dumps(data, separators=(",", ":"),
     ensure_ascii=False)`` writes it, several times faster (msgspec, in C):

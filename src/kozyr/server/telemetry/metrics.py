@@ -55,6 +55,9 @@ class Metrics:
     frames_stale: int = 0
     #: Cluster: rooms this process took over from an owner that was gone.
     takeovers: int = 0
+    #: Cluster: messages answered ``unavailable`` (their room's inbox could not
+    #: be reached through Redis).
+    unavailable: int = 0
 
     def move_applied(self, latency: float | None) -> None:
         """A move was stored and broadcast; ``latency``: seconds since a
@@ -133,6 +136,11 @@ def render(
         "Cluster: frames dropped as stale (a former owner's, or held back by an owner "
         "unsure of its lease; those rooms resync their clients).",
         [("", m.frames_stale)],
+    )  # fmt: skip
+    out += _metric(
+        "kozyr_unavailable_total", "counter",
+        "Cluster: messages answered unavailable (Redis could not take them for their room).",
+        [("", m.unavailable)],
     )  # fmt: skip
     out += _metric(
         "kozyr_lease_takeovers_total", "counter",
