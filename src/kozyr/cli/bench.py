@@ -19,9 +19,7 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "bench", help="benchmarks (engine, bots)", description="Print benchmark figures."
     )
-    p.add_argument(
-        "target", choices=["engine", "bots", "server", "rl"], help="what to measure"
-    )
+    p.add_argument("target", choices=["engine", "bots", "server", "rl"], help="what to measure")
     p.add_argument(
         "--seconds",
         type=float,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import secrets
@@ -103,11 +104,33 @@ redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1
 """
 
+#: Hold role KEYS[1] for node ARGV[1] for ARGV[2] ms: renew it if it is ours,
+#: take it if nobody holds it; 1 if ours now, 0 if another process holds it.
+_ELECT = """
+local v = redis.call('GET', KEYS[1])
+if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+return 0
+"""
+
 INFO_KEY = "kz:info"
+#: Room events of every process, for the program that follows them (one stream).
+EVENTS_KEY = "kz:events"
+#: How long a process waits for the owner's answer to an action for a person.
+ACT_TIMEOUT = 5.0
 
 
 def lease_key(code: str) -> str:
     return f"kz:lease:{code}"
+
+
+def _text(value: bytes | str) -> str:
+    """A Redis reply as text (the client answers bytes)."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def role_key(role: str) -> str:
+    return f"kz:role:{role}"
 
 
 def inbox_key(code: str) -> str:
@@ -144,6 +167,7 @@ class ClusterNode(Coordinator):
     """The :class:`~kozyr.server.tables.ports.Coordinator` of a process in a cluster."""
 
     def __init__(self, hub: Hub, url: str, lease: float = 2.0) -> None:
+        super().__init__()
         self.hub = hub
         self.node: str = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
         self.lease = lease
@@ -166,6 +190,12 @@ class ClusterNode(Coordinator):
         self._renew = self.redis.register_script(_RENEW)
         self._swap = self.redis.register_script(_SWAP)
         self._send = self.redis.register_script(_SEND)
+        self._elect = self.redis.register_script(_ELECT)
+        #: Roles this process holds (``elect``), released when it stops.
+        self.roles: set[str] = set()
+        #: Each event reader's position in the stream (also kept in Redis).
+        self._event_pos: dict[str, str] = {}
+        self._replies = itertools.count(1)
         self.owned: dict[str, Owned] = {}
         #: Sockets of other processes, by (node, their id).
         self.remotes: dict[tuple[str, int], RemoteConn] = {}
@@ -181,6 +211,7 @@ class ClusterNode(Coordinator):
         self.broken: set[str] = set()
         self.outbox = Outbox(self._publish)
         self.inbox_out = InboxSender(self._append_entries)
+        self.events_out = InboxSender(self._add_events)
         self._dirty: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
         self._warned: dict[str, float] = {}
@@ -202,6 +233,7 @@ class ClusterNode(Coordinator):
                 await asyncio.sleep(0.5)
         self.outbox.start()
         self.inbox_out.start()
+        self.events_out.start()
         self._install_throttle()
         loop = asyncio.get_running_loop()
         for coro, name in (
@@ -220,6 +252,7 @@ class ClusterNode(Coordinator):
             task.cancel()
         self.outbox.stop()
         self.inbox_out.stop()
+        self.events_out.stop()
         for o in self.owned.values():
             if o.worker is not None:
                 o.worker.cancel()
@@ -227,6 +260,8 @@ class ClusterNode(Coordinator):
             async with self.redis.pipeline(transaction=False) as pipe:
                 for code, o in self.owned.items():
                     await self._swap(keys=[lease_key(code)], args=[o.value, "", 0], client=pipe)
+                for role in self.roles:
+                    await self._swap(keys=[role_key(role)], args=[self.node, "", 0], client=pipe)
                 await pipe.execute()
         except RedisError as exc:
             log.warning("cluster_release_failed", error=repr(exc))
@@ -394,6 +429,97 @@ class ClusterNode(Coordinator):
             return None
         return None if raw is None else dict(json.loads(raw))
 
+    # ------------------------------------------------------------ for programs
+    async def elect(self, role: str) -> bool:
+        try:
+            mine = bool(await self._elect(keys=[role_key(role)], args=[self.node, self.lease_ms]))
+        except RedisError as exc:
+            self._warn("cluster_elect_failed", role=role, error=repr(exc))
+            mine = False  # unsure: better nobody runs it for a moment than two
+        if mine and role not in self.roles:
+            log.event("role_taken", role=role, node=self.node)
+        elif not mine and role in self.roles:
+            log.warning("role_lost", role=role, node=self.node)
+        (self.roles.add if mine else self.roles.discard)(role)
+        return mine
+
+    async def act(self, code: str, key: str, name: str, action: str) -> str | None:
+        """Through the room's inbox, answered on a list the owner pushes to."""
+        try:
+            leased = bool(await self.redis.exists(lease_key(code)))
+        except RedisError:
+            leased = False
+        if not leased and not await self.hub.store.room_is_open(code):
+            return None
+        reply = f"kz:reply:{self.node}:{next(self._replies)}"
+        data = {"k": "act", "p": key, "nm": name, "act": action, "reply": reply, "r": code}
+        try:
+            await self.inbox_out.send(
+                [inbox_key(code), lease_key(code), seq_key(code)],
+                [msgspec.json.encode(data), 10_000, code],
+            )
+            got = await self.redis.blpop([reply], timeout=ACT_TIMEOUT)
+        except RedisError as exc:
+            self._warn("cluster_act_failed", room=code, error=repr(exc))
+            got = None
+        if got is None:
+            raise p.ProtocolError(
+                p.Code.UNAVAILABLE, "the room's server did not answer; try again", None, 1.0
+            )
+        return _text(got[1])
+
+    async def _act_in(self, code: str, d: dict[str, Any]) -> None:
+        """An action for a person, asked by another process: do it, answer it."""
+        room = self.hub.rooms.get(code)
+        answer: str | None = None
+        if room is not None and not room.closed:
+            try:
+                answer = await self.hub.act_here(room, d["p"], d["nm"], d["act"])
+            except ValueError as exc:  # an action this version does not know
+                answer = f"refused:{exc}"
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.rpush(d["reply"], answer if answer is not None else "no_room")
+                pipe.expire(d["reply"], int(ACT_TIMEOUT * 6))
+                await pipe.execute()
+        except RedisError as exc:
+            self._warn("cluster_reply_failed", room=code, error=repr(exc))
+
+    def publish_event(self, event: dict[str, Any]) -> None:
+        self.events_out.post([EVENTS_KEY], [msgspec.json.encode(event)])
+
+    async def _add_events(self, entries: list[tuple[list[str], list[Any]]]) -> list[Any]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for keys, (data,) in entries:
+                pipe.xadd(keys[0], {"e": data}, maxlen=10_000, approximate=True)
+            return list(await pipe.execute(raise_on_error=False))
+
+    async def read_events(self, reader: str, timeout: float) -> list[dict[str, Any]]:
+        pos_key = f"kz:events:pos:{reader}"
+        pos = self._event_pos.get(reader)
+        if pos is None:  # a new reader goes on where the last one stopped ...
+            stored = await self.redis.get(pos_key)
+            if stored is not None:
+                pos = _text(stored)
+            elif await self.redis.exists(EVENTS_KEY):  # ... or, the first, from now on
+                info: Any = await self.redis.xinfo_stream(EVENTS_KEY)
+                pos = _text(info["last-generated-id"])
+            else:
+                pos = "0-0"
+        got: Any = await self.redis.xread({EVENTS_KEY: pos}, count=500, block=int(timeout * 1000))
+        events: list[dict[str, Any]] = []
+        for _key, entries in got or []:
+            for eid, fields in entries:
+                pos = _text(eid)
+                events.append(msgspec.json.decode(fields[b"e"]))
+        if self._event_pos.get(reader) != pos:
+            self._event_pos[reader] = pos
+            await self.redis.set(pos_key, pos)
+        return events
+
+    async def first_time(self, key: str, ttl: float) -> bool:
+        return bool(await self.redis.set(f"kz:once:{key}", 1, nx=True, px=int(ttl * 1000)))
+
     # ------------------------------------------------------------ sending
     async def _entry_out(self, code: str, kind: str, conn: Peer, **extra: Any) -> None:
         """Append a message of local socket ``conn`` to room ``code``'s inbox."""
@@ -525,6 +651,9 @@ class ClusterNode(Coordinator):
 
     async def _entry_in(self, code: str, raw: bytes | str) -> None:
         d = msgspec.json.decode(raw)
+        if d["k"] == "act":
+            await self._act_in(code, d)
+            return
         peer = self._peer(d)
         if peer is None:
             return

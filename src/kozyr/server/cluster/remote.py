@@ -77,7 +77,7 @@ class Outbox:
 
 
 class InboxSender:
-    """Inbox entries of this process's sockets, appended in batches.
+    """Inbox entries of this process's sockets (and room events), appended in batches.
 
     Why: each entry is one script call (number it, append it, copy it to the
     owner).  Sent one by one, a burst — a thousand people joining at once —
@@ -107,10 +107,17 @@ class InboxSender:
 
     async def send(self, keys: list[str], args: list[Any]) -> Any:
         """Append one entry; its stream id (raises what refused it)."""
+        return await self._queued(keys, args)
+
+    def post(self, keys: list[str], args: list[Any]) -> None:
+        """Append one entry without waiting for it (a failure is logged)."""
+        self._queued(keys, args).add_done_callback(_log_failure)
+
+    def _queued(self, keys: list[str], args: list[Any]) -> asyncio.Future[Any]:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._queue.append((keys, args, fut))
         self._wake.set()
-        return await fut
+        return fut
 
     async def _run(self) -> None:
         while True:
@@ -130,6 +137,11 @@ class InboxSender:
                     fut.set_exception(result)
                 else:
                     fut.set_result(result)
+
+
+def _log_failure(fut: asyncio.Future[Any]) -> None:
+    if not fut.cancelled() and fut.exception() is not None:
+        log.warning("cluster_post_failed", error=repr(fut.exception()))
 
 
 class RemoteConn:

@@ -23,8 +23,10 @@ from ..telemetry import log
 from .run import bind
 
 
-def supervise(config: ServerConfig, workers: int, argv: list[str]) -> int:
-    """Run ``workers`` copies of ``kozyr serve`` (its arguments ``argv``) on one socket."""
+def supervise(config: ServerConfig, workers: int, argv: list[str], command: str = "serve") -> int:
+    """Run ``workers`` copies of ``kozyr <command>`` (``serve``, or ``telegram``
+    whose processes elect the one that runs the bot) with arguments ``argv``,
+    on one socket."""
     log.configure(config.log_level)
     try:
         sock = bind(config.host, config.port)
@@ -33,7 +35,7 @@ def supervise(config: ServerConfig, workers: int, argv: list[str]) -> int:
         return 1
     port, fd = sock.getsockname()[1], sock.fileno()
     # Later options win: each worker is one process on the shared socket.
-    cmd = [sys.executable, "-m", "kozyr.cli.main", "serve", *argv,
+    cmd = [sys.executable, "-m", "kozyr.cli.main", command, *argv,
            "--workers", "1", "--port", str(port), "--fd", str(fd)]  # fmt: skip
     stopping = False
 

@@ -126,6 +126,26 @@ telegram_users = Table(
 )
 
 
+#: The tables the Telegram bot opened (kozyr.telegram.tables fills it): a group's
+#: table message, kept up to date, and the last game whose result was posted.
+#: In the database, so a table outlives a restart of every process of a cluster.
+telegram_tables = Table(
+    "telegram_tables",
+    metadata,
+    Column("room", String(40), primary_key=True),
+    Column("chat_id", BigInteger, nullable=False),
+    Column("lang", String(8), nullable=False),
+    #: A group's table (True), or a table opened in one person's chat.
+    Column("grp", Boolean, nullable=False),
+    Column("message_id", BigInteger),
+    Column("last_text", Text, nullable=False, default=""),
+    #: The last game number whose result was posted (claimed before it is sent:
+    #: a result is posted at most once, whichever process runs the bot).
+    Column("posted_game", Integer, nullable=False, default=0),
+    Column("created_at", Float, nullable=False),
+)
+
+
 def seated_keys(data: dict[str, Any]) -> list[str]:
     """The keys of the people in a room's stored ``data``: seated, or watching
     (a spectator reconnecting through any process of a cluster finds the room

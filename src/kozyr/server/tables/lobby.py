@@ -30,6 +30,7 @@ from ..config import ServerConfig
 from ..storage.store import Store
 from ..telemetry import log, metrics
 from ..telemetry.metrics import Metrics
+from . import on_behalf
 from .bot_pool import BotPool
 from .game_session import GameSession
 from .passphrase import MemoryPassphraseThrottle, PassphraseThrottle
@@ -135,6 +136,9 @@ class Hub:
         #: This process's open sockets (the edge tells: :meth:`opened`, :meth:`closed`).
         self.connections: set[Peer] = set()
         self.moves = 0
+        #: Room events are published only when a program built on the server
+        #: follows them (:meth:`want_events`; kozyr.telegram does).
+        self.events_wanted = False
         self.metrics = Metrics()
         self.started = time.time()
         #: Where rooms live: here only (the base class), or across a cluster
@@ -252,6 +256,7 @@ class Hub:
         self.store.save_room(room.code, room.state, room.to_store(), True, room.fence)
         self.coord.room_closed(room)
         log.event("room_closed", room=room.code, why=why)
+        self.emit({"kind": "room", "room": room.code, "closed": True})
 
     async def _reap_idle_rooms(self) -> None:
         while True:
@@ -394,6 +399,7 @@ class Hub:
             )
         )
         log.event("hello", conn=conn.id, player=pl.name, resumed=resumed)
+        self.emit({"kind": "back", "player": pl.key})
         if pl.room is not None:
             pl.room.reconnected(pl)
         elif elsewhere is not None:
@@ -570,6 +576,55 @@ class Hub:
             fenced=self.store.fenced,
             node=self.coord.node,
         )
+
+    # ------------------------------------------------------------ programs on the server
+    def want_events(self) -> None:
+        """From now on rooms here publish their events (a program follows them)."""
+        self.events_wanted = True
+
+    def emit(self, event: dict[str, Any]) -> None:
+        """A room event (``room`` changed, game ``over``, a turn ``waiting`` for an
+        absent person, a person ``back``), for the program that follows them."""
+        if self.events_wanted:
+            self.coord.publish_event(event)
+
+    async def act(self, code: str, key: str, name: str, action: str) -> str | None:
+        """Do ``action`` (:mod:`.on_behalf`) for person ``key`` in room ``code``,
+        wherever the room lives; the answer, or None if there is no such room."""
+        if action not in on_behalf.ACTIONS:
+            raise ValueError(f"unknown action {action!r}")
+        room = self.rooms.get(code)
+        if room is None or room.closed:
+            return await self.coord.act(code, key, name, action)
+        return await self.act_here(room, key, name, action)
+
+    async def act_here(self, room: Room, key: str, name: str, action: str) -> str:
+        """:meth:`act` in a room of this process (a cluster's owner runs it for
+        the process that asked).  ``start_if_full`` acts for the room's host."""
+        if action == "start_if_full":
+            return await on_behalf.act(room, None, action)
+        fresh = key not in self.players
+        pl = self._player(key, name)
+        try:
+            return await on_behalf.act(room, pl, action)
+        finally:
+            if fresh:
+                self.forget(pl)
+
+    async def room_of(self, key: str) -> str | None:
+        """The open room person ``key`` is in (seated or watching), wherever it lives."""
+        pl = self.players.get(key)
+        if pl is not None and pl.room is not None:
+            return pl.room.code
+        return await self.coord.room_elsewhere(key)
+
+    async def room_info(self, code: str) -> dict[str, Any] | None:
+        """A room's public info (``RoomInfo`` as JSON), wherever it lives; None if
+        there is no such open room."""
+        room = self.rooms.get(code)
+        if room is not None and not room.closed:
+            return dict(msgspec.to_builtins(room.info()))
+        return await self.coord.room_info(code)
 
     def public_rooms(self) -> list[dict[str, Any]]:
         out = []

@@ -13,6 +13,8 @@ is here, nothing is forwarded.  :mod:`kozyr.server.cluster` subclasses it.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .. import protocol as p
@@ -59,6 +61,8 @@ class RoomHost(Protocol):
 
     def forget(self, pl: Any) -> None: ...
 
+    def emit(self, event: dict[str, Any]) -> None: ...
+
 
 class Coordinator:
     """Where rooms live.  This base class is one process on its own: every room
@@ -66,6 +70,11 @@ class Coordinator:
 
     #: This process's id in a cluster (None: a process on its own).
     node: str | None = None
+    #: One process on its own: room events wait here for their reader.
+    _events: asyncio.Queue[dict[str, Any]] | None = None
+
+    def __init__(self) -> None:
+        self._seen: dict[str, float] = {}
 
     async def claim(self, room: Any) -> None:
         """A room was just created here: become its owner before it is stored."""
@@ -122,3 +131,52 @@ class Coordinator:
     def health(self, rooms: dict[str, Any]) -> dict[str, Any]:
         """Extra fields of ``/health``: which rooms this process owns."""
         return {"owned": sorted(rooms)}
+
+    # -------------------------------------------- for programs built on the server
+    # (kozyr.telegram's bot: one process of a cluster runs it, for every room)
+    async def elect(self, role: str) -> bool:
+        """Should this process run ``role`` now?  Asked again every few tenths
+        of a second: a cluster elects one process per role and moves the role on
+        when that process dies.  One process on its own always runs it."""
+        return True
+
+    async def act(self, code: str, key: str, name: str, action: str) -> str | None:
+        """Do ``action`` for the person ``key`` in room ``code`` owned by another
+        process (:mod:`.on_behalf`); its answer, or None: no such room."""
+        return None
+
+    def publish_event(self, event: dict[str, Any]) -> None:
+        """A room event for whoever follows them (:meth:`read_events`): here, in
+        this process's memory; a cluster puts it where every process reads."""
+        if self._events is None:
+            self._events = asyncio.Queue(maxsize=10_000)
+        if not self._events.full():
+            self._events.put_nowait(event)
+
+    async def read_events(self, reader: str, timeout: float) -> list[dict[str, Any]]:
+        """The room events since ``reader`` last read (waiting up to ``timeout``
+        seconds for one).  A cluster keeps each reader's position, so the next
+        process elected for the role goes on where the last one stopped."""
+        if self._events is None:
+            self._events = asyncio.Queue(maxsize=10_000)
+        try:
+            first = await asyncio.wait_for(self._events.get(), timeout)
+        except TimeoutError:
+            return []
+        out = [first]
+        while not self._events.empty():
+            out.append(self._events.get_nowait())
+        return out
+
+    async def first_time(self, key: str, ttl: float) -> bool:
+        """True the first time ``key`` is asked about within ``ttl`` seconds,
+        across every process (e.g. a Telegram update: handled once)."""
+        now = time.monotonic()
+        seen = self._seen
+        if len(seen) > 100_000:
+            for k in [k for k, until in seen.items() if until < now]:
+                del seen[k]
+        if seen.get(key, 0.0) > now:
+            return False
+        seen[key] = now + ttl
+        return True

@@ -364,6 +364,9 @@ class Room:
             seat = self.seats[idx]
             self._cancel_grace(seat)
             seat.grace = Timer(self.hub.config.grace, lambda: self._takeover(seat))
+            g = self.game
+            if g is not None and not g.over and g.to_move == idx:
+                self._waiting(seat, g.version)
         self.broadcast_room()
         self._pause_if_unwatched()
 
@@ -477,6 +480,7 @@ class Room:
         """Persist the room's settings and seats (queued, in order)."""
         self.hub.store.save_room(self.code, self.state, self.to_store(), self.closed, self.fence)
         self.hub.coord.room_changed(self)
+        self.hub.emit({"kind": "room", "room": self.code})
 
     def to_store(self) -> dict[str, Any]:
         return {
@@ -733,6 +737,11 @@ class Room:
                 text = p.encode(over).decode()
                 for pl in self._listeners():
                     pl.send_raw(text)
+                self.hub.emit(
+                    {"kind": "over", "room": self.code, "game": g.game_no, "durak": over.durak,
+                     "durak_name": over.durak_name, "pogony": over.pogony,
+                     "host": self.host.name if self.host else None}
+                )  # fmt: skip
             self.broadcast_room()
 
     async def finish(self) -> None:
@@ -819,14 +828,16 @@ class Room:
         g = self.game
         if g is None or g.over or self.state != "playing" or g.to_move is None:
             return
+        version = g.version
+        seat = self.seats[g.to_move]
+        if seat.player is not None and not seat.player.connected and g.state.phase != LAST_CALL:
+            self._waiting(seat, version)  # even while the room pauses: a reminder helps
         if not self.watched():
             self._paused = True
             return
-        version = g.version
         if g.state.phase == LAST_CALL:
             self._schedule_last_call(g, version)
             return
-        seat = self.seats[g.to_move]
         if seat.bot_moves:
             by = "bot" if seat.player is None else "takeover"
             self._start_bot(seat.index, version, by)
@@ -835,6 +846,18 @@ class Room:
                 self.move_time * self.hub.config.move_time_scale,
                 lambda: self._start_bot(seat.index, version, "timeout"),
             )
+
+    def _waiting(self, seat: Seat, version: int) -> None:
+        """The turn waits for a person who is not connected (a bot may play it
+        for them): an event for a program that reminds people (Telegram)."""
+        pl = seat.player
+        if pl is None or not self.move_time:
+            return
+        others = [s.player.name for s in self.seats if s.player is not None and s is not seat]
+        self.hub.emit(
+            {"kind": "waiting", "room": self.code, "version": version, "player": pl.key,
+             "name": pl.name, "others": others}
+        )  # fmt: skip
 
     def _schedule_last_call(self, g: GameSession, version: int) -> None:
         """Rule 13's last call: every pending bot answers at once (one at a time,
