@@ -87,7 +87,34 @@ def test_decode_accepts_every_client_type() -> None:
         "rematch",
         "leave",
         "sync",
+        "sit",
+        "stand",
+        "kick",
+        "ready",
+        "rename",
+        "quick_match",
+        "say",
+        "react",
+        "ping",
     } == p.CLIENT_TYPES
+    # Issue 25's messages: seats between games, quick match, phrases, heartbeat.
+    sit = p.decode('{"type": "sit", "seat": 2}')
+    assert isinstance(sit, p.Sit) and sit.seat == 2
+    assert isinstance(p.decode('{"type": "stand"}'), p.Stand)
+    kick = p.decode('{"type": "kick", "spectator": 0}')
+    assert isinstance(kick, p.Kick) and kick.spectator == 0 and kick.seat is None
+    assert p.decode('{"type": "ready", "ready": true}') == p.Ready(ready=True)
+    quick = p.decode('{"type": "quick_match", "variant": "perevodnoy", "seats": 3}')
+    assert quick == p.QuickMatch(variant="perevodnoy", seats=3)
+    assert p.decode('{"type": "say", "phrase": "good_game"}') == p.Say(phrase="good_game")
+    assert p.decode('{"type": "react", "reaction": "clap"}') == p.React(reaction="clap")
+    assert p.decode('{"type": "ping", "t": 5}') == p.Ping(t=5)
+    # No free text: a phrase or reaction outside the fixed sets is refused.
+    for bad in ('{"type": "say", "phrase": "you are a fool"}', '{"type": "react", "reaction": "x"}',
+                '{"type": "quick_match", "variant": "cheating"}'):  # fmt: skip
+        with pytest.raises(p.ProtocolError) as err:
+            p.decode(bad)
+        assert err.value.code == p.Code.INVALID
 
 
 def test_server_messages_encode_with_their_type() -> None:

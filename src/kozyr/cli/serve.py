@@ -93,6 +93,27 @@ def add_options(p: argparse.ArgumentParser) -> None:
         help="multiply every move clock by this factor (tests; default 1)",
     )
     p.add_argument(
+        "--quick-wait",
+        type=float,
+        default=20.0,
+        help="quick match: seconds a waiting room waits for people before bots fill its "
+        "empty seats (default 20)",
+    )
+    p.add_argument(
+        "--ws-ping",
+        type=float,
+        default=15.0,
+        help="seconds between WebSocket pings; a client silent for as long again is "
+        "disconnected (default 15; 0 = no pings)",
+    )
+    p.add_argument(
+        "--empty-lobby-close",
+        type=float,
+        default=600.0,
+        help="seconds after which a room between games with nobody connected closes "
+        "(default 600; a room with a game in it: an hour)",
+    )
+    p.add_argument(
         "--redis",
         default=None,
         metavar="URL",
@@ -137,6 +158,9 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         passphrase_backoff=args.passphrase_backoff,
         move_time_scale=args.move_time_scale,
         last_call=args.last_call,
+        quick_wait=args.quick_wait,
+        ws_ping=args.ws_ping or None,
+        empty_lobby_timeout=args.empty_lobby_close,
         log_level=args.log_level,
         redis_url=args.redis,
         lease=args.lease,

@@ -49,8 +49,16 @@ class ServerConfig:
     #: Wrong passphrases: first back-off in seconds, doubled per failure, capped.
     passphrase_backoff: float = 1.0
     passphrase_backoff_cap: float = 60.0
-    #: Rooms with nobody connected for this long are closed (seconds).
+    #: Rooms with nobody connected for this long are closed (seconds): a room
+    #: with a game in it, and one between games (lobby, or a finished game).
     idle_room_timeout: float = 3600.0
+    empty_lobby_timeout: float = 600.0
+    #: Quick match: seconds a waiting room waits for people before bots fill it.
+    quick_wait: float = 20.0
+    #: WebSocket pings: one every ``ws_ping`` seconds; a client that has not
+    #: answered ``ws_ping`` seconds later is closed (a silent client is noticed
+    #: within twice this).  None turns them off.
+    ws_ping: float | None = 15.0
     #: Cheating tables (rule 13): seconds people have in a round's last call to
     #: call out a card before they pass automatically (bots answer at once).
     last_call: float = 5.0

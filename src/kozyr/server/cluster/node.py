@@ -45,6 +45,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .. import protocol as p
 from ..storage.store import Fence, Fenced
+from ..tables.lobby import listed
 from ..tables.ports import Coordinator, Peer
 from ..telemetry import log
 from .remote import (
@@ -127,6 +128,11 @@ def lease_key(code: str) -> str:
 def _text(value: bytes | str) -> str:
     """A Redis reply as text (the client answers bytes)."""
     return value.decode() if isinstance(value, bytes) else value
+
+
+def quick_key(kind: str) -> str:
+    """The code of the quick-match room of ``kind`` waiting for people."""
+    return f"kz:quick:{kind}"
 
 
 def role_key(role: str) -> str:
@@ -416,9 +422,11 @@ class ClusterNode(Coordinator):
         except RedisError:
             return local
         out = []
+        now = time.time()
         for raw in every.values():
             info = json.loads(raw)
-            if info.get("visibility") == "public" and info.get("state") == "lobby":
+            waiting = info.get("visibility") == "public" and info.get("state") == "lobby"
+            if waiting and listed(info, now):
                 out.append(info)
         return out
 
@@ -428,6 +436,28 @@ class ClusterNode(Coordinator):
         except RedisError:
             return None
         return None if raw is None else dict(json.loads(raw))
+
+    # ------------------------------------------------------------ quick match
+    async def quick_find(self, kind: str) -> str | None:
+        value = await self.redis.get(quick_key(kind))
+        return None if value is None else _text(value)
+
+    async def quick_offer(self, kind: str, code: str) -> str:
+        # The waiting room of a kind is whoever set it first; a crashed owner's
+        # entry expires (a waiting room lasts --quick-wait seconds anyway).
+        ttl = int(max(60.0, self.hub.config.quick_wait * 3) * 1000)
+        if await self.redis.set(quick_key(kind), code, nx=True, px=ttl):
+            return code
+        return await self.quick_find(kind) or code
+
+    def quick_done(self, kind: str, code: str) -> None:
+        async def drop() -> None:
+            try:
+                await self._swap(keys=[quick_key(kind)], args=[code, "", 0])
+            except RedisError as exc:
+                self._warn("cluster_quick_failed", error=repr(exc))
+
+        self.hub.tasks.spawn(drop(), "quick-done")
 
     # ------------------------------------------------------------ for programs
     async def elect(self, role: str) -> bool:

@@ -3,41 +3,13 @@
 Why: one noisy socket (or one address creating rooms in a loop) must not eat
 the event loop that every other table shares.  The back-off for wrong
 passphrases is room logic and lives with the rooms
-(:mod:`kozyr.server.tables.passphrase`).
+(:mod:`kozyr.server.tables.passphrase`).  The bucket itself lives with the rooms
+(:mod:`kozyr.server.tables.limits`), which limit quick phrases with it too.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-
-
-class TokenBucket:
-    """``rate`` messages per second on average, bursts of up to ``burst``."""
-
-    __slots__ = ("burst", "clock", "last", "rate", "tokens", "violations")
-
-    def __init__(
-        self, rate: float, burst: float, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.tokens = burst
-        self.clock = clock
-        self.last = clock()
-        #: Messages refused so far; the connection is closed past a threshold.
-        self.violations = 0
-
-    def allow(self) -> bool:
-        """Take one token if there is one; count a violation otherwise."""
-        now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
-        self.last = now
-        if self.tokens >= 1.0:
-            self.tokens -= 1.0
-            return True
-        self.violations += 1
-        return False
+from ..tables.limits import TokenBucket
 
 
 class AddressBuckets:
@@ -57,3 +29,6 @@ class AddressBuckets:
                 self._buckets.clear()
             bucket = self._buckets[address] = TokenBucket(self.rate, self.burst)
         return bucket.allow()
+
+
+__all__ = ["AddressBuckets", "TokenBucket"]

@@ -54,8 +54,10 @@ def serve(config: ServerConfig, extensions: Sequence[Extension] = ()) -> int:
         ws_max_size=ws_frame_limit(config.max_message),
         # Compression costs more CPU than it saves on small JSON frames.
         ws_per_message_deflate=False,
-        ws_ping_interval=20.0,
-        ws_ping_timeout=20.0,
+        # A client that stopped answering (its network is gone) is closed within
+        # twice this, and its seat's grace period starts (docs/protocol.md).
+        ws_ping_interval=config.ws_ping,
+        ws_ping_timeout=config.ws_ping,
         timeout_graceful_shutdown=5,
         lifespan="on",
     )

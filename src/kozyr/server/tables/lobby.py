@@ -30,11 +30,12 @@ from ..config import ServerConfig
 from ..storage.store import Store
 from ..telemetry import log, metrics
 from ..telemetry.metrics import Metrics
-from . import on_behalf
+from . import chatter, on_behalf, seating
 from .bot_pool import BotPool
 from .game_session import GameSession
 from .passphrase import MemoryPassphraseThrottle, PassphraseThrottle
 from .ports import Coordinator, Peer
+from .quick import quick_match
 from .rooms import Player, Room, Seat, hash_passphrase, new_code
 from .timers import Tasks
 
@@ -113,6 +114,19 @@ def check_name(name: str) -> str:
     if graphemes(name) > NAME_MAX:
         raise p.ProtocolError(p.Code.BAD_NAME, f"a name is at most {NAME_MAX} characters")
     return name
+
+
+#: A public room nobody is connected to leaves the lobby list after this long (s).
+UNLISTED_AFTER = 60.0
+
+
+def listed(info: dict[str, Any], now: float | None = None) -> bool:
+    """Does a public room in the lobby show in the lobby list?  Yes while
+    someone is connected to it, and for a minute after the last one went."""
+    if info.get("connected", 1) or info.get("empty_since") is None:
+        return True
+    now_ms = (time.time() if now is None else now) * 1000
+    return bool(now_ms - info["empty_since"] < UNLISTED_AFTER * 1000)
 
 
 class Hub:
@@ -223,6 +237,8 @@ class Hub:
         for i, s in enumerate(data["seats"]):
             seat: Seat = room.seats[i]
             seat.bot, seat.auto = s.get("bot"), bool(s.get("auto"))
+            kept = s.get("reserved")
+            seat.reserved = (str(kept[0]), str(kept[1])) if kept else None
             if s.get("player"):
                 pl = self._player(s["player"], s.get("name") or "player")
                 pl.room = room
@@ -234,6 +250,10 @@ class Hub:
                 room.spectators.append(pl)
         host = data.get("host")
         room.host = self.players.get(host) if host else None
+        now, wall = time.monotonic(), time.time()
+        for key, until in (data.get("kicked") or {}).items():
+            if until > wall:
+                room.kicked[key] = now + (until - wall)
         return room
 
     def _player(self, key: str, name: str) -> Player:
@@ -259,11 +279,22 @@ class Hub:
         self.emit({"kind": "room", "room": room.code, "closed": True})
 
     async def _reap_idle_rooms(self) -> None:
+        """Close rooms nobody is connected to: between games after
+        ``empty_lobby_timeout`` (10 min), with a game in them after
+        ``idle_room_timeout`` (an hour: its players may come back to it)."""
+        config = self.config
         while True:
-            await asyncio.sleep(min(60.0, self.config.idle_room_timeout))
+            await asyncio.sleep(min(30.0, config.idle_room_timeout, config.empty_lobby_timeout))
             now = time.monotonic()
             for room in list(self.rooms.values()):
-                if not room.watched() and now - room.idle_since > self.config.idle_room_timeout:
+                if room.watched():
+                    continue
+                limit = (
+                    config.idle_room_timeout
+                    if room.state == "playing"
+                    else config.empty_lobby_timeout
+                )
+                if now - room.idle_since > limit:
                     self.close_room(room, "idle")
 
     # ------------------------------------------------------------ connections
@@ -331,10 +362,16 @@ class Hub:
         if await self.coord.route(conn, msg):
             return
         match msg:
+            case p.Ping():
+                conn.send(p.Pong(t=msg.t))
             case p.CreateRoom():
                 await self.create_room(pl, msg, conn.base_url)
             case p.Join():
                 await self._join(pl, conn, msg)
+            case p.QuickMatch():
+                await quick_match(self, pl, conn, msg)
+            case p.Rename():
+                await self._rename(pl, msg)
             case p.Sync():
                 if pl.room is None:
                     raise p.ProtocolError(p.Code.NOT_IN_ROOM, "you are not in a room", "sync")
@@ -364,6 +401,19 @@ class Hub:
                 room.remove_player(pl)
                 await self.coord.flushed(room)
                 pl.send(p.Left(room=room.code))
+            case p.Sit():
+                seating.sit(room, pl, msg.seat)
+            case p.Stand():
+                seating.stand(room, pl)
+            case p.Ready():
+                seating.set_ready(room, pl, msg.ready)
+            case p.Kick():
+                seating.kick(room, pl, msg.seat, msg.spectator)
+                await self.coord.flushed(room)
+            case p.Say():
+                chatter.say(room, pl, msg.phrase)
+            case p.React():
+                chatter.react(room, pl, msg.reaction)
             case _:  # pragma: no cover - every type is handled above
                 raise p.ProtocolError(p.Code.UNKNOWN_TYPE, "not handled", p.type_of(msg))
 
@@ -427,6 +477,20 @@ class Hub:
         await self.store.add_player(key, name)
         return self._player(key, name), token, False
 
+    async def _rename(self, pl: Player, msg: p.Rename) -> None:
+        """A new name between games (``rename``); the room sees it at once."""
+        name = check_name(msg.name)
+        room = pl.room
+        if room is not None and room.state == "playing":
+            raise p.ProtocolError(
+                p.Code.WRONG_STATE, "names are changed between games", "rename"
+            )
+        await self.rename(pl, name)
+        pl.send(p.Renamed(name=pl.name))
+        if room is not None:
+            room.changed()
+            room.broadcast_room()
+
     async def rename(self, pl: Player, name: str) -> None:
         if pl.name != name:
             pl.name = name
@@ -434,10 +498,16 @@ class Hub:
 
     # ------------------------------------------------------------ rooms
     async def create_room(
-        self, pl: Player, msg: p.CreateRoom, base_url: str, rename: str | None = None
+        self,
+        pl: Player,
+        msg: p.CreateRoom,
+        base_url: str,
+        rename: str | None = None,
+        quick: str | None = None,
     ) -> Room:
         """Open a room with ``pl`` as host; ``rename`` (HTTP) is the host's name
-        from now on, applied only once every check has passed."""
+        from now on, applied only once every check has passed; ``quick`` makes
+        it a quick-match room of that kind (:mod:`.quick`)."""
         if pl.room is not None:
             raise p.ProtocolError(
                 p.Code.ALREADY_IN_ROOM, "leave your room before creating another", "create_room"
@@ -488,6 +558,8 @@ class Hub:
         if msg.start:
             for seat in room.seats[1:]:
                 seat.bot = msg.bot_level
+        if quick is not None:
+            room.arm_quick(quick, self.config.quick_wait)
         log.event(
             "room_created",
             room=code,
@@ -630,5 +702,7 @@ class Hub:
         out = []
         for room in self.rooms.values():
             if room.visibility == "public" and room.state == "lobby":
-                out.append(msgspec.to_builtins(room.info()))
+                info = msgspec.to_builtins(room.info())
+                if listed(info):
+                    out.append(info)
         return out

@@ -75,6 +75,7 @@ class Coordinator:
 
     def __init__(self) -> None:
         self._seen: dict[str, float] = {}
+        self._quick: dict[str, str] = {}
 
     async def claim(self, room: Any) -> None:
         """A room was just created here: become its owner before it is stored."""
@@ -131,6 +132,21 @@ class Coordinator:
     def health(self, rooms: dict[str, Any]) -> dict[str, Any]:
         """Extra fields of ``/health``: which rooms this process owns."""
         return {"owned": sorted(rooms)}
+
+    # -------------------------------------------- quick match (tables/quick.py)
+    async def quick_find(self, kind: str) -> str | None:
+        """The code of the quick-match room of ``kind`` waiting for people, if any."""
+        return self._quick.get(kind)
+
+    async def quick_offer(self, kind: str, code: str) -> str:
+        """Make ``code`` the waiting room of ``kind`` unless one is already: the
+        waiting room's code (``code`` if it won)."""
+        return self._quick.setdefault(kind, code)
+
+    def quick_done(self, kind: str, code: str) -> None:
+        """``code`` no longer waits (it started or closed)."""
+        if self._quick.get(kind) == code:
+            del self._quick[kind]
 
     # -------------------------------------------- for programs built on the server
     # (kozyr.telegram's bot: one process of a cluster runs it, for every room)

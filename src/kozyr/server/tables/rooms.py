@@ -38,6 +38,7 @@ from .. import protocol as p
 from ..storage.store import Fence, Fenced
 from ..telemetry import log
 from .game_session import Applied, GameSession
+from .limits import TokenBucket
 from .timers import Alarm, Timer
 
 if TYPE_CHECKING:
@@ -87,6 +88,11 @@ class Seat:
     #: A human whose moves a bot makes (disconnected past the grace period).
     away: bool = False
     grace: Timer | None = None
+    #: Between games: the player here marked themselves ready.
+    ready: bool = False
+    #: (key, name) of a player who left during a game: the seat is theirs again
+    #: if they come back before the next game starts (a bot plays it meanwhile).
+    reserved: tuple[str, str] | None = None
 
     @property
     def bot_moves(self) -> bool:
@@ -135,6 +141,19 @@ class Room:
     #: resyncs asked meanwhile wait for the broadcast (:meth:`resync`).
     _applying: bool = False
     _resync_after: list[Player] = field(default_factory=list)
+    #: People the host sent out: player key -> until when (``time.monotonic()``).
+    kicked: dict[str, float] = field(default_factory=dict)
+    #: A quick-match room: its kind ("podkidnoy:2"), and when it starts with
+    #: bots in the empty seats (Unix ms) — :mod:`.quick`.
+    quick: str | None = None
+    quick_start: int | None = None
+    _quick_timer: Timer | None = None
+    #: When the last connected person went (Unix ms), None while someone is here.
+    _empty_since: int | None = None
+    #: The host is disconnected: the role passes on if they stay away.
+    _host_timer: Timer | None = None
+    #: Quick phrases and reactions: a token bucket per person (:mod:`.chatter`).
+    chatter: dict[str, TokenBucket] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -188,9 +207,19 @@ class Room:
                 connected=s.player is not None and s.player.connected,
                 away=s.away,
                 host=s.player is not None and s.player is self.host,
+                ready=s.ready,
+                reserved_for=s.reserved[1] if s.reserved and s.player is None else None,
             )
             for s in self.seats
         ]
+        connected = sum(1 for pl in self.humans() if pl.connected)
+        # Noted when first seen empty (every change of who is connected is
+        # broadcast, so info() is asked at that moment): the lobby list leaves
+        # a room nobody is in after a minute (docs/protocol.md, "Lobby").
+        if connected:
+            self._empty_since = None
+        elif self._empty_since is None:
+            self._empty_since = int(time.time() * 1000)
         return p.RoomInfo(
             code=self.code,
             invite=self.invite,
@@ -206,6 +235,9 @@ class Room:
             spectators=[pl.name for pl in self.spectators],
             game=self.game_no,
             version=self.game.version if self.game else self.next_version,
+            connected=connected,
+            empty_since=self._empty_since,
+            quick_start=self.quick_start if self.state == "lobby" else None,
         )
 
     def room_message(self, player: Player, info: p.RoomInfo | None = None) -> p.RoomState:
@@ -217,6 +249,7 @@ class Room:
         info = self.info()
         for pl in self.watchers():
             pl.send(self.room_message(pl, info))
+        self.hub.coord.room_changed(self)  # a cluster's lobby list shows who is here
 
     def game_frame(self, player: Player) -> p.GameFrame | None:
         return self._frame_for(self.seat_of(player))
@@ -291,23 +324,27 @@ class Room:
 
     # ------------------------------------------------------------ membership
     def add_player(self, player: Player, wish: int | None) -> None:
-        """Seat ``player`` (lobby, free seat) or make them a spectator."""
+        """Seat ``player`` (lobby, free seat; or the seat kept for them since
+        they left during a game) or make them a spectator."""
         if wish is not None and not 0 <= wish < len(self.seats):
             raise p.ProtocolError(
                 p.Code.BAD_SEAT, f"there is no seat {wish} at this {len(self.seats)}-seat table"
             )
-        seat: Seat | None = None
-        if self.state == "lobby":
+        self.check_not_kicked(player)
+        seat = self.reserved_seat(player)
+        if seat is None and self.state == "lobby":
             if wish is not None:
                 seat = self.seats[wish]
-                if seat.player is not None or seat.bot is not None:
+                if not self.free(seat):
                     raise p.ProtocolError(p.Code.BAD_SEAT, f"seat {wish} is taken")
             else:
-                seat = next((s for s in self.seats if s.player is None and s.bot is None), None)
+                seat = next((s for s in self.seats if self.free(s)), None)
         player.room = self
         if seat is not None:
             seat.player = player
+            seat.bot = None  # a returning player takes the seat back from the bot
             seat.auto = seat.away = False
+            seat.reserved = None
         else:
             self.spectators.append(player)
         if self.host is None:
@@ -317,12 +354,42 @@ class Room:
         self.resync(player)
         self.broadcast_room_except(player)
         self.resume_if_paused()
+        if seat is not None and self.quick is not None:
+            self.hub.tasks.spawn(self.quick_if_full(), f"quick-{self.code}")
+
+    def free(self, seat: Seat) -> bool:
+        """Empty, and not kept for a player who left during a game."""
+        return seat.player is None and seat.bot is None and seat.reserved is None
+
+    def reserved_seat(self, player: Player) -> Seat | None:
+        """The seat kept for ``player`` (they left during a game), if any."""
+        for seat in self.seats:
+            kept = seat.reserved
+            if kept is not None and kept[0] == player.key and seat.player is None:
+                return seat
+        return None
+
+    def check_not_kicked(self, player: Player) -> None:
+        until = self.kicked.get(player.key)
+        if until is None:
+            return
+        left = until - time.monotonic()
+        if left <= 0:
+            del self.kicked[player.key]
+            return
+        raise p.ProtocolError(
+            p.Code.KICKED,
+            f"the host sent you out of this room; you may come back in {left / 60:.0f} min",
+            "join",
+            round(left, 1),
+        )
 
     def broadcast_room_except(self, player: Player) -> None:
         info = self.info()
         for pl in self.watchers():
             if pl is not player:
                 pl.send(self.room_message(pl, info))
+        self.hub.coord.room_changed(self)
 
     def remove_player(self, player: Player) -> None:
         """``player`` leaves the room for good: a bot finishes their game."""
@@ -331,9 +398,12 @@ class Room:
             seat = self.seats[idx]
             self._cancel_grace(seat)
             seat.player = None
-            seat.away = False
+            seat.away = seat.ready = False
             if self.state == "playing":
+                # A bot plays on; the seat is theirs again if they come back
+                # before the next game starts (docs/protocol.md, "Seats").
                 seat.bot, seat.auto = self.bot_level, True
+                seat.reserved = (player.key, player.name)
             else:
                 seat.bot, seat.auto = None, False
         elif player in self.spectators:
@@ -342,9 +412,7 @@ class Room:
         player.room = None
         log.event("room_left", room=self.code, player=player.name, seat=idx)
         if self.host is player:
-            self.host = next((pl for pl in self.humans() if pl.connected), None) or next(
-                iter(self.humans()), None
-            )
+            self.pass_host()
         if not self.humans():
             self.hub.close_room(self, "empty")
             return
@@ -355,7 +423,11 @@ class Room:
         self._pause_if_unwatched()
 
     def disconnected(self, player: Player) -> None:
-        """The player's socket closed; they keep their seat for the grace period."""
+        """The player's socket closed; they keep their seat for the grace period
+        (and a host who stays away longer hands the role to someone here)."""
+        if player is self.host:
+            self._cancel_host_timer()
+            self._host_timer = Timer(self.hub.config.grace, self._host_gone)
         idx = self.seat_of(player)
         if idx is None:
             if player in self.spectators:
@@ -374,6 +446,10 @@ class Room:
         """The player is back (same token): give the seat back, resync."""
         idx = self.seat_of(player)
         self._cancel_watch_grace(player)
+        if player is self.host:
+            self._cancel_host_timer()
+        elif self.host is None or (not self.host.connected and self._host_timer is None):
+            self.pass_host()  # the host went away for good while nobody was here
         was_away = False
         if idx is not None:
             seat = self.seats[idx]
@@ -416,6 +492,30 @@ class Room:
         self.broadcast_room_except(player)
         self.resume_if_paused()
 
+    def pass_host(self) -> None:
+        """The host role goes to someone connected (seated first, in seat order),
+        else to anyone still in the room; a notice-worthy change (``room`` frame)."""
+        old = self.host
+        people = self.humans()
+        self.host = next((pl for pl in people if pl.connected), None) or next(iter(people), None)
+        self._cancel_host_timer()
+        if self.host is not old:
+            log.event("host_changed", room=self.code, host=self.host.name if self.host else None)
+
+    def _host_gone(self) -> None:
+        self._host_timer = None
+        if self.host is None or self.host.connected or self.closed:
+            return
+        if any(pl.connected for pl in self.humans()):
+            self.pass_host()
+            self.changed()
+            self.broadcast_room()
+
+    def _cancel_host_timer(self) -> None:
+        if self._host_timer is not None:
+            self._host_timer.cancel()
+            self._host_timer = None
+
     def _watch_grace_for(self, player: Player) -> None:
         """A spectator's socket dropped: they keep watching for the grace period."""
         self._cancel_watch_grace(player)
@@ -438,9 +538,7 @@ class Room:
         log.event("room_left", room=self.code, player=player.name, seat=None)
         self.hub.forget(player)
         if self.host is player:
-            self.host = next((pl for pl in self.humans() if pl.connected), None) or next(
-                iter(self.humans()), None
-            )
+            self.pass_host()
         if not self.humans():
             self.hub.close_room(self, "empty")
             return
@@ -499,16 +597,50 @@ class Room:
                     "name": s.player.name if s.player else None,
                     "bot": s.bot,
                     "auto": s.auto,
+                    "reserved": list(s.reserved) if s.reserved else None,
                 }
                 for s in self.seats
             ],
             "spectators": [{"player": pl.key, "name": pl.name} for pl in self.spectators],
+            # Wall-clock ends of the kicks (another process reads them).
+            "kicked": {k: time.time() + t - time.monotonic() for k, t in self.kicked.items()},
             "state": self.state,
             "game_no": self.game_no,
             "next_version": self.next_version,
             "last_durak": self.last_durak,
             "game_id": self.game.game_id if self.game else None,
         }
+
+    # ------------------------------------------------------------ quick match
+    def arm_quick(self, kind: str, wait: float) -> None:
+        """A quick-match room: it starts when every seat has a person, or after
+        ``wait`` seconds with bots in the empty seats."""
+        self.quick = kind
+        self.quick_start = int((time.time() + wait) * 1000)
+        def go() -> None:
+            self.hub.tasks.spawn(self._quick_go(), f"quick-{self.code}")
+
+        self._quick_timer = Timer(wait, go)
+
+    async def quick_if_full(self) -> None:
+        if all(s.player is not None for s in self.seats):
+            await self._quick_go()
+
+    async def _quick_go(self) -> None:
+        async with self.lock:
+            if self.quick is None or self.state != "lobby" or self.closed:
+                return
+            if any(s.player is not None for s in self.seats):
+                await self._start()
+
+    def end_quick(self) -> None:
+        """No longer a waiting quick-match room (it started, or closed)."""
+        if self._quick_timer is not None:
+            self._quick_timer.cancel()
+            self._quick_timer = None
+        if self.quick is not None:
+            self.hub.coord.quick_done(self.quick, self.code)
+            self.quick = self.quick_start = None
 
     # ------------------------------------------------------------ host actions
     def require_host(self, player: Player) -> None:
@@ -534,7 +666,6 @@ class Room:
         if seat.player is not None:
             raise p.ProtocolError(p.Code.BAD_SEAT, f"seat {index} has a player, not a bot")
         seat.bot, seat.auto = None, False
-        self._seat_waiting()
         self.changed()
         self.broadcast_room()
 
@@ -544,16 +675,6 @@ class Room:
                 p.Code.BAD_SEAT, f"there is no seat {index} at this {len(self.seats)}-seat table"
             )
         return self.seats[index]
-
-    def _seat_waiting(self) -> None:
-        """Spectators take free seats (and seats bots only filled), in join order."""
-        for seat in self.seats:
-            if not self.spectators:
-                return
-            if seat.player is None and (seat.bot is None or seat.auto):
-                seat.player = self.spectators.pop(0)
-                self._cancel_watch_grace(seat.player)
-                seat.bot, seat.auto, seat.away = None, False, False
 
     async def start(self, player: Player) -> None:
         self.require_host(player)
@@ -573,15 +694,16 @@ class Room:
             await self._start()
 
     def back_to_room(self, player: Player) -> None:
+        """After a game, a seated player takes the table back to the lobby (same
+        seats; nobody is seated who did not ask).  A spectator may send it too:
+        they are shown the room, to watch the next game, and nothing changes."""
         if self.seat_of(player) is None:
-            raise p.ProtocolError(
-                p.Code.NOT_SEATED, "only a seated player can take the table back to the room"
-            )
+            self.resync(player)
+            return
         if self.state != "over":
             raise p.ProtocolError(p.Code.WRONG_STATE, "the game is not over")
         self.state = "lobby"
         self._clear_auto_bots()
-        self._seat_waiting()
         self.changed()
         self.broadcast_room()
 
@@ -589,13 +711,15 @@ class Room:
         for seat in self.seats:
             if seat.player is None and seat.auto:
                 seat.bot, seat.auto = None, False
-            seat.away = False
+            seat.away = seat.ready = False
 
     async def _start(self) -> None:
-        self._seat_waiting()
         if not any(s.player is not None for s in self.seats):
             raise p.ProtocolError(p.Code.WRONG_STATE, "at least one person must be seated")
+        self.end_quick()
         for seat in self.seats:
+            seat.reserved = None  # kept until this start: a bot plays the seat now
+            seat.ready = False
             if seat.player is None and seat.bot is None:
                 seat.bot, seat.auto = self.bot_level, True
             if seat.player is not None and not seat.player.connected and seat.grace is None:
@@ -941,6 +1065,8 @@ class Room:
         for timer in self._watch_grace.values():
             timer.cancel()
         self._watch_grace.clear()
+        self._cancel_host_timer()
+        self.end_quick()
 
 
 def out_of_turn(g: GameSession, action: Action) -> bool:
@@ -954,6 +1080,12 @@ def out_of_turn(g: GameSession, action: Action) -> bool:
     )
 
 
+#: Characters of an invite code: 16 of 31 (about 79 random bits, unguessable;
+#: passphrase rooms are throttled on top).
+CODE_LENGTH = 16
+
+
 def new_code() -> str:
-    """An unguessable invite code (96 random bits)."""
-    return secrets.token_urlsafe(12)
+    """An unguessable invite code in :data:`protocol.CODE_ALPHABET`: no
+    punctuation and no characters that look alike (0/O, 1/I/L)."""
+    return "".join(secrets.choice(p.CODE_ALPHABET) for _ in range(CODE_LENGTH))
