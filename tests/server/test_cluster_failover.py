@@ -154,7 +154,9 @@ async def follow(seat: Seat, cluster: Cluster, rng: random.Random, game: int) ->
             # was sent for, which the old owner never stored: the player acts again,
             # as a person does at a redrawn table.
             seat.answered = None
-        if frame["type"] == "error" and frame["code"] not in ("stale_version", "unavailable"):
+        # Late moves (the game moved on, or ended, meanwhile) are refused; that is all.
+        late = ("stale_version", "unavailable", "wrong_state", "not_your_turn")
+        if frame["type"] == "error" and frame["code"] not in late:
             raise AssertionError(f"{c.name} got {frame}")
 
 

@@ -7,7 +7,7 @@ Routes (docs/protocol.md has the details):
 * ``GET /metrics`` — the same and more in the Prometheus text format (docs/deploy.md).
 * ``POST /api/rooms`` — create a room over HTTP (returns invite code and token).
 * ``GET /api/rooms`` — public rooms waiting in the lobby.
-* ``GET /api/rooms/{code}`` — one room by invite code.
+* ``GET /api/rooms/{code}`` — one room by invite code; ``…/qr.svg`` its invite as a QR code.
 * ``GET /api/games/{id}`` — a finished game's record (for ``kozyr replay``).
 * ``GET /api/me/results`` — your results against the computer, per level
   (``Authorization: Bearer <token>``).
@@ -21,12 +21,14 @@ Routes (docs/protocol.md has the details):
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Literal
 
 import msgspec
+import segno
 from sqlalchemy.engine import make_url
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -91,6 +93,14 @@ def _game_id(text: str) -> int | None:
 
 
 _DIGITS = re.compile(r"[0-9]{1,19}")
+
+
+def invite_qr(url: str) -> bytes:
+    """``url`` as a QR code in SVG (black on white, a quiet zone of 2 modules)."""
+    qr = segno.make(url, error="m")
+    out = io.BytesIO()
+    qr.save(out, kind="svg", scale=6, border=2, xmldecl=False, dark="#000", light="#fff")
+    return out.getvalue()
 
 
 def _utf8_size(text: str, limit: int) -> int:
@@ -203,6 +213,18 @@ def create_app(config: ServerConfig, extensions: Sequence[Extension] = ()) -> St
             return _error(404, p.Code.NO_SUCH_ROOM, "no room has that invite code")
         return JSONResponse(elsewhere)
 
+    async def room_qr(request: Request) -> Response:
+        """The room's invite link as a QR code (SVG), so a phone can join from
+        a desktop's screen."""
+        info = await hub.room_info(request.path_params["code"])
+        if info is None:
+            return _error(404, p.Code.NO_SUCH_ROOM, "no room has that invite code")
+        return Response(
+            invite_qr(str(info["invite"])),
+            media_type="image/svg+xml",
+            headers={"cache-control": "private, max-age=3600"},
+        )
+
     async def game_record(request: Request) -> Response:
         game_id = _game_id(request.path_params["game_id"])
         record = None if game_id is None else await hub.store.finished_record(game_id)
@@ -290,6 +312,7 @@ def create_app(config: ServerConfig, extensions: Sequence[Extension] = ()) -> St
         Route("/api/rooms", create_room, methods=["POST"]),
         Route("/api/rooms", list_rooms, methods=["GET"]),
         Route("/api/rooms/{code}", room_info),
+        Route("/api/rooms/{code}/qr.svg", room_qr),
         Route("/api/games/{game_id}", game_record),
         Route("/api/me/results", my_results),
         *(route for extension in extensions for route in extension.routes(hub)),

@@ -1511,24 +1511,27 @@ export class TableView {
     return t(`table.acc.${key}`, { ...names, card: cardName(acc.card) });
   }
 
-  /** A banner over the table for a few seconds (it never blocks a tap). */
+  /** A banner for a few seconds (it never blocks a tap, and never lies over the
+   * cards in play: it sits above the table). Verdicts that come together stack,
+   * each shown in full; a false accusation of your own looks like the setback it is. */
   showCallout(text, verdict, card, key) {
-    const el = this.el.callout;
-    if (!el) return;
-    fill(
-      el,
+    const box = this.el.callout;
+    if (!box) return;
+    const setback = key === "fairYou" || key === "caughtYou";
+    const item = h(
+      "div",
+      { class: `callout-item callout-${verdict}${setback ? " callout-setback" : ""}`, dataset: { verdict, kind: key } },
       h("span", { class: "callout-card", html: cardSVG(card) }),
       h("span", { class: "callout-text" }, text),
     );
-    el.className = `callout callout-${verdict}`;
-    el.dataset.verdict = verdict;
-    el.dataset.kind = key;
-    el.hidden = false;
-    void el.offsetWidth; // restart the entrance animation
-    el.classList.add("show");
-    clearTimeout(this.calloutTimer);
-    this.calloutTimer = setTimeout(() => {
-      el.hidden = true;
+    box.append(item);
+    while (box.childElementCount > 3) box.firstElementChild.remove();
+    box.hidden = false;
+    box.dataset.verdict = verdict;
+    box.dataset.kind = key;
+    setTimeout(() => {
+      item.remove();
+      if (!box.childElementCount) box.hidden = true;
     }, CALLOUT_MS);
   }
 
