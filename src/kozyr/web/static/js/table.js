@@ -95,6 +95,9 @@ const MIN_CARD = 48;
 const BIG_HAND = 14; // the narrowest a hand card gets when the table is short of room
 const FAN_TOP = 6; // room above the rows for a selected card's rise
 const CHOSEN_RISE = 4;
+// The most pairs a round puts on the table (the attack limit): the hand is laid
+// out as if they were all there, so that its cards keep their size all round.
+const FULL_TABLE = 6;
 
 /** How far each card of a fanned row of ``n`` turns from its neighbour (degrees). */
 const fanSpread = (n) => Math.min(2.6, 26 / Math.max(n, 1));
@@ -1101,8 +1104,39 @@ export class TableView {
 
   /** Lay the hand out (see handPlans): the first plan, best first, that leaves
    * the rest of the table room (the felt's content fits in the felt and the
-   * table does not overflow the screen); if none does, the lowest. */
+   * table does not overflow the screen); if none does, the lowest. The room
+   * is that of a full table (FULL_TABLE covered pairs, see reserveBattle),
+   * whatever lies on it now: the hand's cards do not shrink when a pair is
+   * played and grow back when the round ends. */
   layoutHand() {
+    const ghosts = this.reserveBattle();
+    try {
+      this.layoutHandNow();
+    } finally {
+      for (const ghost of ghosts) ghost.remove();
+    }
+  }
+
+  /** Fill the table up to FULL_TABLE covered pairs with invisible ones, for
+   * layoutHand to measure (they are gone before anything is painted). */
+  reserveBattle() {
+    const count = this.el.battle.querySelectorAll(".pair").length;
+    const ghosts = [];
+    for (let i = count; i < FULL_TABLE; i++) {
+      ghosts.push(
+        h(
+          "div",
+          { class: "pair ghost", "aria-hidden": "true" },
+          h("span", { class: "tcard attack" }),
+          h("span", { class: "tcard cover" }),
+        ),
+      );
+    }
+    this.el.battle.append(...ghosts);
+    return ghosts;
+  }
+
+  layoutHandNow() {
     const hand = this.el.hand;
     const cards = Array.from(hand.children);
     const n = cards.length;
@@ -1143,14 +1177,27 @@ export class TableView {
   /** The table does not fit its screen: the felt's content (the cards in play,
    * the deck) is squeezed, or the whole grid runs past the bottom. */
   tableOverflows() {
-    const { table, battle } = this.el;
+    const { table, battle, deck, discard } = this.el;
     const felt = battle.parentElement;
     const over = (el) => el.scrollHeight > el.clientHeight + 1;
     // You (your line, buttons, hand) sit at the bottom of your area: too tall,
     // they run out at its top, which no scroll height shows.
     const me = this.el.hand.parentElement.getBoundingClientRect();
     const top = table.getBoundingClientRect().top;
-    return over(table) || over(felt) || over(battle) || me.top < top - 1;
+    if (over(table) || over(felt) || over(battle) || me.top < top - 1) return true;
+    // The felt's rows may be squeezed below the cards in play (the battle has
+    // a min-height, so no automatic minimum): then the battle runs out of its
+    // row, up past the felt's top (no scroll height shows that) and down onto
+    // the deck (phones: the deck's row is below it).
+    const f = felt.getBoundingClientRect();
+    const b = battle.getBoundingClientRect();
+    if (b.top < f.top - 1 || b.bottom > f.bottom + 1) return true;
+    return [deck, discard].some((el) => {
+      const r = el.getBoundingClientRect();
+      const w = Math.min(r.right, b.right) - Math.max(r.left, b.left);
+      const h = Math.min(r.bottom, b.bottom) - Math.max(r.top, b.top);
+      return w > 1 && h > 1;
+    });
   }
 
   /** Place the hand's cards by ``plan``; returns the hand's height. One row
