@@ -12,13 +12,15 @@ from typing import Any
 import pytest
 
 from .helpers import DESKTOP, PHONE, shot, wait_connected
-from .test_client import DRAW_FRAME
+from .test_client import CHOICE_FRAME, CHOICE_ROOM, DRAW_FRAME
 from .test_layout_audit import (
     FULL_PAIRS,
     HAND_CARD_W,
     NEXT_FRAMES,
     TWO_ROOM,
     pairs_on_table,
+    six_players,
+    six_room,
 )
 
 VIEWPORTS = {"desktop": DESKTOP, "phone": PHONE}
@@ -83,3 +85,37 @@ def test_the_hand_keeps_its_size_all_round(open_page: Any, key: str) -> None:
         }"""
     )
     assert not problems, problems
+
+
+# ------------------------------------------------------------ opponents' known cards
+@pytest.mark.parametrize("key", ["desktop", "phone", "small-phone"])
+def test_opponents_known_cards_are_readable(open_page: Any, key: str) -> None:
+    """Seen on a phone: the cards an opponent is known to hold (they took
+    them) were card faces about 10 px wide. Now each is a chip with its rank
+    and suit in text, at least 24 px wide, inside its seat: with six players
+    (compact seats in rows) and with three."""
+    viewport = {"desktop": DESKTOP, "phone": PHONE, "small-phone": SMALL_PHONE}[key]
+    page = drawn_page(open_page, viewport)
+    for name, frame, room in (
+        ("six", six_players(), six_room()),
+        ("three", CHOICE_FRAME, CHOICE_ROOM),
+    ):
+        draw(page, frame, room)
+        shot(page, f"defects-known-{key}-{name}")
+        known = page.evaluate(
+            """() => Array.from(document.querySelectorAll('.opp .known [data-card]'), (el) => {
+                const r = el.getBoundingClientRect();
+                const seat = el.closest('.opp').getBoundingClientRect();
+                return {card: el.dataset.card, w: r.width, h: r.height,
+                        text: el.textContent, font: parseFloat(getComputedStyle(el).fontSize),
+                        inside: r.left >= seat.left - 0.5 && r.right <= seat.right + 0.5
+                            && r.top >= seat.top - 0.5 && r.bottom <= seat.bottom + 0.5};
+            })"""
+        )
+        cards = [k["card"] for k in known]
+        expected = [c for seat in frame["view"]["known"][1:] for c in seat]
+        assert sorted(cards) == sorted(expected), known
+        for k in known:
+            assert k["w"] >= 24, k
+            assert k["text"] and k["font"] >= 11, k  # the rank in text, not a tiny drawing
+            assert k["inside"], k

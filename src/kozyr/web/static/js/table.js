@@ -601,7 +601,10 @@ export class TableView {
         ? h(
             "div",
             { class: "known", role: "img", "aria-label": t("table.knownCards", { cards: known.map(cardName).join(", ") }) },
-            known.map((c) => h("span", { class: "mini face", dataset: { card: c }, html: cardSVG(c) })),
+            // Chips, rank and suit in text: readable at any size (cards this small were not).
+            known.map((c) =>
+              h("span", { class: "card-label known-card", dataset: { card: c }, html: `${rankShort(c[0])}${suitIcon(c[1])}` }),
+            ),
           )
         : null;
       const status = [];
