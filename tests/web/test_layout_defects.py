@@ -119,3 +119,121 @@ def test_opponents_known_cards_are_readable(open_page: Any, key: str) -> None:
             assert k["w"] >= 24, k
             assert k["text"] and k["font"] >= 11, k  # the rank in text, not a tiny drawing
             assert k["inside"], k
+
+
+# ------------------------------------------------------------ the result on a phone
+#: Names as long as a name may be (12 characters): the names' column is wide.
+RESULT_ROOM: dict[str, Any] = {
+    **TWO_ROOM,
+    "state": "over",
+    "seats": [
+        {**TWO_ROOM["seats"][0], "name": "Konstantinos"},
+        {**TWO_ROOM["seats"][1], "name": "Александрина"},
+    ],
+}
+RESULT_OVER = {
+    "type": "game_over",
+    "game": 1,
+    "result": {"draw": False, "durak": 1},
+    "durak": 1,
+    "pogony": False,
+    "cards_left": [0, 5],
+}
+SHOW_RESULT_AS = """([over, room, you]) => {
+    const k = window.kozyr;
+    k.state.mode = 'online';
+    k.state.room = room;
+    k.state.you = you;
+    k.show('table');
+    k.fillResult(over);
+    document.querySelector('#result').hidden = false;
+}"""
+#: How many lines the text of each header of the result's table takes.
+HEADER_LINES = """() => Array.from(document.querySelectorAll('#result thead th'), (th) => {
+    const range = document.createRange();
+    range.selectNodeContents(th);
+    const tops = new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top)));
+    return [th.textContent, tops.size];
+})"""
+
+
+@pytest.mark.parametrize("lang", ["en", "ru", "zh", "ja"])
+def test_result_headers_stay_on_one_line_on_a_phone(open_page: Any, lang: str) -> None:
+    """Seen on a phone: in Chinese the "名次" header stacked one character a
+    line, in English "Cards left" wrapped. Every header is on one line, on
+    both phones, and the dialog still fits."""
+    for name, viewport in (("phone", PHONE), ("small-phone", SMALL_PHONE)):
+        page = drawn_page(open_page, viewport, locale=LANGS[lang])
+        page.evaluate(SHOW_RESULT_AS, [RESULT_OVER, RESULT_ROOM, {"seat": 0, "host": True}])
+        shot(page, f"defects-result-{lang}-{name}")
+        lines = page.evaluate(HEADER_LINES)
+        assert all(n == 1 for _, n in lines), f"{lang} {name}: {lines}"
+        width = page.evaluate("document.querySelector('#result .dialog').scrollWidth")
+        assert width <= viewport["width"], width
+
+
+def confetti_on_the_result(page: Any) -> list[str]:
+    """Confetti painted within the result's panel, at a few moments of its fall
+    (the pieces are made hit-testable for the check: the topmost element at a
+    piece's centre is the piece itself where it is drawn over what lies there)."""
+    return list(
+        page.evaluate(
+            """() => {
+                const dlg = document.querySelector('#result .dialog').getBoundingClientRect();
+                const pieces = Array.from(document.querySelectorAll('#result-confetti i'));
+                const anims = document.getAnimations()
+                    .filter((a) => pieces.includes(a.effect.target));
+                for (const p of pieces) p.style.pointerEvents = 'auto';
+                document.querySelector('#result-confetti').style.pointerEvents = 'auto';
+                const seen = [];
+                for (const t of [300, 700, 1100, 1500, 1900, 2300]) {
+                    for (const a of anims) { a.pause(); a.currentTime = t; }
+                    for (const p of pieces) {
+                        const r = p.getBoundingClientRect();
+                        const x = r.left + r.width / 2;
+                        const y = r.top + r.height / 2;
+                        const inside = x > dlg.left && x < dlg.right
+                            && y > dlg.top && y < dlg.bottom;
+                        if (inside && document.elementFromPoint(x, y) === p) {
+                            seen.push(`${t} ms: a piece at ${Math.round(x)},${Math.round(y)}`);
+                        }
+                    }
+                }
+                for (const p of pieces) p.style.pointerEvents = '';
+                document.querySelector('#result-confetti').style.pointerEvents = '';
+                for (const a of anims) a.play();
+                return seen;
+            }"""
+        )
+    )
+
+
+CONFETTI = "document.querySelectorAll('#result-confetti i').length"
+
+
+@pytest.mark.parametrize("key", ["desktop", "phone"])
+def test_confetti_never_falls_on_the_result(open_page: Any, key: str) -> None:
+    """Seen: confetti fell across the result's text. A winner's confetti falls
+    around the result's panel, behind it."""
+    page = open_page(VIEWPORTS[key])  # with motion: confetti is an animation
+    wait_connected(page)
+    page.evaluate(SHOW_RESULT_AS, [RESULT_OVER, RESULT_ROOM, {"seat": 0, "host": True}])
+    page.wait_for_timeout(900)
+    shot(page, f"defects-confetti-{key}")
+    assert page.evaluate(CONFETTI) > 0  # a winner
+    assert confetti_on_the_result(page) == []
+
+
+def test_confetti_for_winners_not_for_spectators(open_page: Any) -> None:
+    """Seen: spectators got confetti. A winner does; the durak and a spectator
+    do not."""
+    page = open_page(PHONE)
+    wait_connected(page)
+    page.evaluate(SHOW_RESULT_AS, [RESULT_OVER, RESULT_ROOM, {"seat": 0, "host": True}])
+    assert page.evaluate(CONFETTI) > 0  # the winner
+    page.evaluate(SHOW_RESULT_AS, [RESULT_OVER, RESULT_ROOM, {"seat": 1, "host": False}])
+    assert page.evaluate(CONFETTI) == 0  # the durak
+    spectator = {"seat": None, "host": False, "spectator": True}
+    page.evaluate(SHOW_RESULT_AS, [RESULT_OVER, RESULT_ROOM, spectator])
+    assert page.inner_text("#result-title") == "Александрина is the durak"
+    assert page.evaluate(CONFETTI) == 0  # a spectator

@@ -813,7 +813,8 @@ function fillResult(over) {
     autoEl.textContent = auto.to === auto.from ? t("result.autoSame", { n: auto.to }) : t("result.autoChange", { from: auto.from, to: auto.to });
   }
 
-  celebrate(outcome === "win" || (outcome === null && !res.draw));
+  // Confetti for a win: yours, or at a shared device the winners'; never for spectators.
+  celebrate(outcome === "win" || (S.mode === "pnp" && !res.draw));
 
   const buttons = [];
   const isHost = S.mode === "pnp" || (S.you && S.you.host);
@@ -829,7 +830,7 @@ function fillResult(over) {
   fill($("#result-actions"), buttons);
 }
 
-/** A short burst of confetti behind the result (none with reduced motion). */
+/** A short burst of confetti around the result (none with reduced motion). */
 function celebrate(on) {
   const box = $("#result-confetti");
   if (!on || prefersReducedMotion()) {
