@@ -237,3 +237,47 @@ def test_confetti_for_winners_not_for_spectators(open_page: Any) -> None:
     page.evaluate(SHOW_RESULT_AS, [RESULT_OVER, RESULT_ROOM, spectator])
     assert page.inner_text("#result-title") == "Александрина is the durak"
     assert page.evaluate(CONFETTI) == 0  # a spectator
+
+
+# ------------------------------------------------------------ the start screen
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_start_tabs_stay_in_one_row_on_a_phone(open_page: Any, lang: str) -> None:
+    """Seen on a phone: "Pass & play" wrapped onto a row of its own, like a
+    heading. The four tabs share one row on both phones, each label whole
+    (a long one on two lines) and each tab a 44 px target."""
+    for name, viewport in (("phone", PHONE), ("small-phone", SMALL_PHONE)):
+        page = open_page(viewport, locale=LANGS[lang])
+        wait_connected(page)
+        shot(page, f"defects-tabs-{lang}-{name}")
+        tabs = page.evaluate(
+            """() => Array.from(document.querySelectorAll('.tabs [role=tab]'), (el) => {
+                const r = el.getBoundingClientRect();
+                const cut = el.scrollWidth > el.clientWidth + 1
+                    || el.scrollHeight > el.clientHeight + 1;
+                const out = r.left < 0 || r.right > document.documentElement.clientWidth;
+                return {text: el.textContent, top: Math.round(r.top), h: r.height, w: r.width,
+                        cut, out};
+            })"""
+        )
+        assert len({t["top"] for t in tabs}) == 1, f"{lang} {name}: {tabs}"
+        for tab in tabs:
+            assert not tab["cut"] and not tab["out"], f"{lang} {name}: {tab}"
+            assert tab["h"] >= 44 and tab["w"] >= 44, f"{lang} {name}: {tab}"
+
+
+def test_joining_is_not_logging_in_in_russian(open_page: Any) -> None:
+    """Seen: the Russian "Войти" for joining a room reads as "Log in". The Join
+    tab, its title and its button use words for joining a table or a room."""
+    page = open_page(PHONE, locale="ru-RU")
+    wait_connected(page)
+    page.click("#tab-join")
+    words = [
+        page.inner_text("#tab-join"),
+        page.inner_text("#panel-join h2"),
+        page.inner_text("#panel-join button[type=submit]"),
+    ]
+    shot(page, "defects-join-ru")
+    assert not any("Войти" in w or "войти" in w for w in words), words
+    assert words == ["Подсесть", "Присоединиться к комнате", "Присоединиться"], words
