@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from .helpers import DESKTOP, PHONE, shot, wait_connected
+from .test_cheating import drawn_frame
 from .test_client import CHOICE_FRAME, CHOICE_ROOM, DRAW_FRAME
 from .test_layout_audit import (
     FULL_PAIRS,
@@ -281,3 +282,48 @@ def test_joining_is_not_logging_in_in_russian(open_page: Any) -> None:
     shot(page, "defects-join-ru")
     assert not any("Войти" in w or "войти" in w for w in words), words
     assert words == ["Подсесть", "Присоединиться к комнате", "Присоединиться"], words
+
+
+# ------------------------------------------------------------ the last call
+def last_call_frame() -> Any:
+    """A cheating table's last call for seat 0: two covered pairs, five seconds left."""
+    table = [{"attack": "7S", "defense": "9S"}, {"attack": "7H", "defense": "KH"}]
+    frame = drawn_frame("last_call", ["6D", "8C", "QS"], table, [{"type": "pass"}])
+    frame["view"].update(pending=[0, 1], attacker=2, defender=1)
+    frame["view"]["plays"] = [
+        {"card": "7S", "seat": 2, "cover": False},
+        {"card": "9S", "seat": 1, "cover": True},
+        {"card": "7H", "seat": 2, "cover": False},
+        {"card": "KH", "seat": 1, "cover": True},
+    ]
+    frame["legal"] += [{"seat": 0, "type": "accuse", "card": c} for c in ("7S", "9S", "KH")]
+    return {**frame, "deadline": 5_000, "time_left": 5_000}
+
+
+LAST_CALL_ROOM: dict[str, Any] = {**CHOICE_ROOM, "rules": {"players": 3, "cheating": True}}
+
+
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_last_call_prompt_says_it_once_in_a_row(open_page: Any, lang: str) -> None:
+    """Seen: the last call's prompt repeated the status line word for word,
+    and on a phone took three lines, every round. The status line says it;
+    the prompt says how to call a card out, counts down and offers Continue,
+    at most two buttons high (one row on a desktop), in every language."""
+    for name, viewport in (("phone", PHONE), ("small-phone", SMALL_PHONE), ("desktop", DESKTOP)):
+        page = drawn_page(open_page, viewport, locale=LANGS[lang])
+        draw(page, last_call_frame(), LAST_CALL_ROOM)
+        shot(page, f"defects-last-call-{lang}-{name}")
+        seen = page.evaluate(
+            """() => {
+                const prompt = document.querySelector('#lastcall');
+                const button = prompt.querySelector('[data-action="pass"]').getBoundingClientRect();
+                return {status: document.querySelector('#status').textContent,
+                        prompt: prompt.innerText, height: prompt.getBoundingClientRect().height,
+                        button: button.height, timer: Boolean(prompt.querySelector('.timer'))};
+            }"""
+        )
+        status, prompt = seen["status"], seen["prompt"]
+        assert status and status not in prompt, seen  # it was the prompt's first line
+        assert seen["timer"], seen
+        rows = 1 if name == "desktop" else 2
+        assert seen["height"] <= rows * seen["button"] + 16, f"{lang} {name}: {seen}"

@@ -1010,19 +1010,18 @@ export class TableView {
     }
     const everyone = this.ctx.local && seats.length > 1;
     const entering = !this.el.actions.querySelector(".lastcall"); // slide in once, not at every redraw
+    // The status line says "Last call — ...": the prompt does not say it again
+    // (it did, word for word, and took three lines on a phone: issue 25). One
+    // row, how to call a card out, the countdown and Continue; on a narrow
+    // screen the hint takes a line of its own.
     return h(
       "div",
-      { class: `lastcall${entering ? " entering" : ""}`, id: "lastcall", role: "group", "aria-labelledby": "lastcall-title" },
-      h(
-        "div",
-        { class: "lastcall-text" },
-        h("b", { id: "lastcall-title" }, t("table.lastCall")),
-        h("span", { class: "lastcall-hint" }, t("table.lastCallHint")),
-      ),
+      { class: `lastcall${entering ? " entering" : ""}`, id: "lastcall", role: "group", "aria-label": t("table.lastCall") },
+      h("span", { class: "lastcall-hint" }, t("table.lastCallHint")),
       h(
         "div",
         { class: "lastcall-row" },
-        timer || h("span", { class: "lastcall-spacer" }),
+        timer,
         h(
           "button",
           {
