@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from .helpers import DESKTOP, PHONE, shot, wait_connected
+from .helpers import DESKTOP, PHONE, shot, wait_connected, wait_screen
 from .test_cheating import drawn_frame
 from .test_client import CHOICE_FRAME, CHOICE_ROOM, DRAW_FRAME
 from .test_layout_audit import (
@@ -327,3 +327,65 @@ def test_last_call_prompt_says_it_once_in_a_row(open_page: Any, lang: str) -> No
         assert seen["timer"], seen
         rows = 1 if name == "desktop" else 2
         assert seen["height"] <= rows * seen["button"] + 16, f"{lang} {name}: {seen}"
+
+
+# ------------------------------------------------------------ "Then pass"
+def start_pass_and_play(page: Any) -> None:
+    wait_screen(page, "start")
+    page.click("#tab-pnp")
+    page.select_option("#pnp-count", "2")
+    page.click("#panel-pnp button[type=submit]")
+    page.wait_for_selector("#privacy:not([hidden])")
+    page.click("#privacy-reveal")
+    page.wait_for_selector('#actions [data-action="then-pass"]')
+
+
+@pytest.mark.parametrize("key", ["desktop", "phone"])
+def test_then_pass_is_a_switch_that_says_what_it_does(open_page: Any, key: str) -> None:
+    """Seen in pass & play: "Then pass", when on, looked like the main action
+    button, and what it does was only in a tooltip, which touch users never
+    see. It is a switch (a knob that moves over), never filled like a move's
+    button, on or off, and says what it does on the table."""
+    page = open_page(VIEWPORTS[key])
+    page.emulate_media(reduced_motion="reduce")
+    start_pass_and_play(page)
+    toggle = page.locator('#actions [data-action="then-pass"]')
+    moves = '#actions [data-action="lead"], #actions .go, #actions .act'
+
+    def looks() -> dict[str, Any]:
+        return dict(
+            page.evaluate(
+                """(moves) => {
+                    const t = document.querySelector('#actions [data-action="then-pass"]');
+                    const hint = document.getElementById(t.getAttribute('aria-describedby'));
+                    const r = t.getBoundingClientRect();
+                    const knob = t.querySelector('.switch-knob');
+                    const shown = hint && hint.checkVisibility() && t.contains(hint);
+                    return {
+                        background: getComputedStyle(t).backgroundColor,
+                        moves: Array.from(document.querySelectorAll(moves),
+                            (b) => getComputedStyle(b).backgroundColor),
+                        hint: shown ? hint.innerText : null,
+                        knob: knob ? knob.getBoundingClientRect().left - r.left : null,
+                        inside: r.left >= 0 && r.right <= innerWidth && r.bottom <= innerHeight,
+                    };
+                }""",
+                moves,
+            )
+        )
+
+    off = looks()
+    toggle.click()
+    assert toggle.get_attribute("aria-pressed") == "true"
+    on = looks()
+    shot(page, f"defects-then-pass-on-{key}")
+    hint = "After this move, pass for me until the round ends"
+    for state in (off, on):
+        assert state["hint"] == hint, state
+        assert state["inside"], state
+        assert state["background"] not in state["moves"], state  # never like a move's button
+        rgba = state["background"]
+        alpha = float(rgba[:-1].split(",")[3]) if rgba.startswith("rgba") else 1.0
+        assert alpha < 0.5, state  # see-through, on or off
+    assert on["knob"] is not None and off["knob"] is not None and on["knob"] > off["knob"] + 8
+    assert page.get_attribute('#actions [data-action="then-pass"]', "title") is None

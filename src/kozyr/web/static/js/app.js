@@ -949,14 +949,18 @@ function thenPassToggle() {
   const f = currentFrame()?.frame;
   if (!f || f.to_move !== S.shownSeat || !["lead", "throw"].includes(f.view.phase)) return [];
   const on = S.thenPass.has(S.shownSeat);
+  // A switch (a track and a knob), not a move: it never looks like the main
+  // button, and says what it does under its name (a tooltip alone reaches no
+  // touch user: issue 25).
   return [
     h(
       "button",
       {
         type: "button",
-        class: `act then-pass${on ? " on" : ""}`,
+        class: `then-pass${on ? " on" : ""}`,
         "aria-pressed": String(on),
-        title: t("pnp.thenPassHint"),
+        "aria-label": t("pnp.thenPass"),
+        "aria-describedby": "then-pass-hint",
         dataset: { action: "then-pass" },
         onclick: () => {
           if (S.thenPass.has(S.shownSeat)) S.thenPass.delete(S.shownSeat);
@@ -965,7 +969,13 @@ function thenPassToggle() {
           $('#actions [data-action="then-pass"]')?.focus({ preventScroll: true });
         },
       },
-      t("pnp.thenPass"),
+      h("span", { class: "switch-track", "aria-hidden": "true" }, h("span", { class: "switch-knob" })),
+      h(
+        "span",
+        { class: "switch-text" },
+        h("span", { class: "switch-name" }, t("pnp.thenPass")),
+        h("span", { class: "switch-hint", id: "then-pass-hint" }, t("pnp.thenPassHint")),
+      ),
     ),
   ];
 }
