@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from .helpers import DESKTOP, PHONE, shot, wait_connected, wait_screen
+from .helpers import DESKTOP, PHONE, shot, wait_connected, wait_screen, wait_turn
 from .test_cheating import drawn_frame
 from .test_client import CHOICE_FRAME, CHOICE_ROOM, DRAW_FRAME
 from .test_layout_audit import (
@@ -389,3 +389,56 @@ def test_then_pass_is_a_switch_that_says_what_it_does(open_page: Any, key: str) 
         assert alpha < 0.5, state  # see-through, on or off
     assert on["knob"] is not None and off["knob"] is not None and on["knob"] > off["knob"] + 8
     assert page.get_attribute('#actions [data-action="then-pass"]', "title") is None
+
+
+# ------------------------------------------------------------ focus rings
+RING = """() => {
+    const el = document.activeElement;
+    const face = el && el.querySelector('.face');
+    const s = getComputedStyle(el);
+    const f = face && getComputedStyle(face);
+    return {
+        el: el ? `${el.tagName} ${el.className} ${el.dataset.card || ''}` : null,
+        ring: s.outlineStyle !== 'none' || (f !== null && f.outlineStyle !== 'none'),
+        raised: f !== null && f.translate !== 'none' && f.translate !== '0px',
+    };
+}"""
+
+
+def touch_page(browser: Any, server: Any) -> tuple[Any, Any]:
+    ctx = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    ctx.set_default_timeout(15_000)
+    page = ctx.new_page()
+    page.goto(f"{server.url}/")
+    return ctx, page
+
+
+def test_no_focus_ring_for_touch_until_a_key_is_pressed(browser: Any, server: Any) -> None:
+    """Seen: focus rings showed for touch users who never used a keyboard (the
+    table places the focus on a card, as keyboard users need; Chromium's
+    :focus-visible shows a ring for a focus a script placed before any input,
+    as when a reload resumes the game). A touch screen shows no ring until a
+    key is pressed; a key brings the ring back."""
+    ctx, page = touch_page(browser, server)
+    try:
+        wait_screen(page, "start")
+        page.tap("#panel-computer button[type=submit]")
+        wait_screen(page, "table")
+        assert wait_turn(page) == "turn"
+        page.reload()  # the game resumes: the table takes the focus, no input yet
+        wait_screen(page, "table")
+        page.wait_for_function("() => document.activeElement.closest('#table')")
+        page.wait_for_timeout(300)
+        shot(page, "defects-focus-touch-reload")
+        seen = page.evaluate(RING)
+        assert not seen["ring"] and not seen["raised"], seen
+        page.tap("#keys-open")  # a dialog takes the focus too
+        seen = page.evaluate(RING)
+        assert "keys-close" in page.evaluate("document.activeElement.id") and not seen["ring"], seen
+        page.tap("#keys-close")
+        page.keyboard.press("Tab")  # a keyboard after all: rings again
+        seen = page.evaluate(RING)
+        assert seen["ring"], seen
+        shot(page, "defects-focus-touch-then-key")
+    finally:
+        ctx.close()

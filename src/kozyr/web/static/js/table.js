@@ -9,6 +9,7 @@
 import { $, fill, h, openDialog, prefersReducedMotion } from "./dom.js";
 import { RANKS, backSVG, cardLabelHTML, cardSVG, sortHand, suitIcon, suitOf } from "./cards.js";
 import { cardName, currentLanguage, rankShort, t } from "./i18n.js";
+import "./input.js"; // html[data-input]: no focus rings on a touch screen until a key is pressed
 
 const FLY_MS = 420;
 const CALLOUT_MS = 4500;
