@@ -930,8 +930,8 @@ function fillResult(over) {
     autoEl.textContent = auto.to === auto.from ? t("result.autoSame", { n: auto.to }) : t("result.autoChange", { from: auto.from, to: auto.to });
   }
 
-  // Confetti for your own win, and at a shared device; a spectator watches quietly.
-  celebrate(outcome === "win" || (outcome === null && !res.draw && S.mode === "pnp"));
+  // Confetti for a win: yours, or at a shared device the winners'; never for spectators.
+  celebrate(outcome === "win" || (S.mode === "pnp" && !res.draw));
 
   const buttons = [];
   const isHost = S.mode === "pnp" || (S.you && S.you.host);
@@ -955,7 +955,7 @@ function fillResult(over) {
   fill($("#result-actions"), buttons);
 }
 
-/** A short burst of confetti behind the result (none with reduced motion). */
+/** A short burst of confetti around the result (none with reduced motion). */
 function celebrate(on) {
   const box = $("#result-confetti");
   if (!on || prefersReducedMotion()) {
@@ -1074,14 +1074,18 @@ function thenPassToggle() {
   const f = currentFrame()?.frame;
   if (!f || f.to_move !== S.shownSeat || !["lead", "throw"].includes(f.view.phase)) return [];
   const on = S.thenPass.has(S.shownSeat);
+  // A switch (a track and a knob), not a move: it never looks like the main
+  // button, and says what it does under its name (a tooltip alone reaches no
+  // touch user: issue 25).
   return [
     h(
       "button",
       {
         type: "button",
-        class: `act then-pass${on ? " on" : ""}`,
+        class: `then-pass${on ? " on" : ""}`,
         "aria-pressed": String(on),
-        title: t("pnp.thenPassHint"),
+        "aria-label": t("pnp.thenPass"),
+        "aria-describedby": "then-pass-hint",
         dataset: { action: "then-pass" },
         onclick: () => {
           if (S.thenPass.has(S.shownSeat)) S.thenPass.delete(S.shownSeat);
@@ -1090,7 +1094,13 @@ function thenPassToggle() {
           $('#actions [data-action="then-pass"]')?.focus({ preventScroll: true });
         },
       },
-      t("pnp.thenPass"),
+      h("span", { class: "switch-track", "aria-hidden": "true" }, h("span", { class: "switch-knob" })),
+      h(
+        "span",
+        { class: "switch-text" },
+        h("span", { class: "switch-name" }, t("pnp.thenPass")),
+        h("span", { class: "switch-hint", id: "then-pass-hint" }, t("pnp.thenPassHint")),
+      ),
     ),
   ];
 }
