@@ -33,28 +33,38 @@ CARD_W, CARD_H = 44, 62
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif"
 
 
-def defs() -> str:
-    symbols = "".join(
-        f'<symbol id="s{k}" viewBox="0 0 100 100">{v}</symbol>' for k, v in SUITS.items()
-    )
-    return (
-        "<defs>" + symbols + '<pattern id="back" width="8" height="8" patternUnits="userSpaceOnUse"'
-        ' patternTransform="rotate(45)"><rect width="8" height="8" fill="#a3262e"/>'
-        '<rect width="4" height="4" fill="#c8434b"/><rect x="4" y="4" width="4" height="4"'
-        ' fill="#c8434b"/></pattern>'
-        f'<marker id="arrow" viewBox="0 0 10 10" refX="7" refY="5" markerWidth="4.5"'
-        f' markerHeight="4.5" orient="auto-start-reverse"><path d="M0 0 10 5 0 10z" fill="{GOLD}"/>'
-        "</marker>"
-        '<filter id="shadow" x="-20%" y="-20%" width="140%" height="140%">'
-        '<feDropShadow dx="0" dy="1.5" stdDeviation="1.5" flood-opacity="0.35"/></filter>'
-        "</defs>"
-    )
+def defs(body: str) -> str:
+    """The shapes ``body`` uses: suits, the card back, the arrowhead, the shadow."""
+    out = [
+        f'<symbol id="s{k}" viewBox="0 0 100 100">{v}</symbol>'
+        for k, v in SUITS.items()
+        if f'href="#s{k}"' in body
+    ]
+    if "url(#back)" in body:
+        out.append(
+            '<pattern id="back" width="8" height="8" patternUnits="userSpaceOnUse"'
+            ' patternTransform="rotate(45)"><rect width="8" height="8" fill="#a3262e"/>'
+            '<rect width="4" height="4" fill="#c8434b"/><rect x="4" y="4" width="4" height="4"'
+            ' fill="#c8434b"/></pattern>'
+        )
+    if "url(#arrow)" in body:
+        out.append(
+            '<marker id="arrow" viewBox="0 0 10 10" refX="7" refY="5" markerWidth="4.5"'
+            ' markerHeight="4.5" orient="auto-start-reverse">'
+            f'<path d="M0 0 10 5 0 10z" fill="{GOLD}"/></marker>'
+        )
+    if "url(#shadow)" in body:
+        out.append(
+            '<filter id="shadow" x="-20%" y="-20%" width="140%" height="140%">'
+            '<feDropShadow dx="0" dy="1.5" stdDeviation="1.5" flood-opacity="0.35"/></filter>'
+        )
+    return f"<defs>{''.join(out)}</defs>"
 
 
 def svg(width: int, height: int, body: str) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}"'
-        f' width="{width}" height="{height}">{defs()}{body}</svg>\n'
+        f' width="{width}" height="{height}">{defs(body)}{body}</svg>\n'
     )
 
 

@@ -1077,7 +1077,7 @@ function setRoom(msg) {
   }
   S.room = msg.room;
   S.you = msg.you;
-  if (changed) guide.roomChanged(msg.room.code);
+  if (changed) guide.roomChanged(msg.room);
   if (S.mode === "online") {
     setUrlRoom(msg.room.code);
     if (changed && S.pendingAuto !== undefined) {

@@ -33,6 +33,8 @@ const SUIT_CHARS = { S: "\u2660", C: "\u2663", D: "\u2666", H: "\u2665" };
 // A tip waits for the cards of the last move to land (js/table.js FLY_MS).
 const SETTLE_MS = 450;
 const GAP = 6; // px kept clear around what a tip talks about
+const EXPECT_MS = 15000; // a guided room answers its request within this
+const ANNOUNCE_AFTER_MS = 700; // the table's own announcement of the move goes first
 
 export class Guide {
   /**
@@ -44,7 +46,7 @@ export class Guide {
   constructor(hooks) {
     this.hooks = hooks;
     this.table = hooks.table;
-    this.expecting = false; // a guided room was asked for: the next new room is it
+    this.expecting = 0; // when a guided room was asked for: the next such room is it
     this.shown = null; // {kind, version} of the tip on screen
     this.lastVersion = null;
     this.hadTurn = false;
@@ -71,15 +73,19 @@ export class Guide {
 
   /** Play the guided game (the offer, the start screen's link, Help, the how-to page). */
   replay() {
-    this.expecting = true;
+    this.expecting = Date.now();
     this.hooks.start();
   }
 
-  /** A room was entered: the one just asked for is the guided game. */
-  roomChanged(code) {
-    if (!this.expecting) return;
-    this.expecting = false;
-    this.follow(code);
+  /** A room was entered: the one just asked for is the guided game (a room of
+   * its making, within a few seconds: a refused request is not followed by the
+   * next room you join). */
+  roomChanged(room) {
+    const asked = this.expecting && Date.now() - this.expecting < EXPECT_MS;
+    const guided = room.seats.length === GUIDED_ROOM.seats && room.rules.variant === GUIDED_ROOM.rules.variant;
+    if (!asked || !guided) return;
+    this.expecting = 0;
+    this.follow(room.code);
   }
 
   /** Guide the game of room ``code`` from its start (tests draw frames of it). */
@@ -168,7 +174,9 @@ export class Guide {
     this.table.el.table.dataset.guide = kind; // css/learn.css rings the button it names
     this.place();
     requestAnimationFrame(() => this.place());
-    this.hooks.announce(`${t(`guide.tip.${this.tipKey(kind)}.title`)}. ${this.tip.querySelector(".guide-body").textContent}`);
+    // Read out after the move that brought it (the same live region).
+    const spoken = `${t(`guide.tip.${this.tipKey(kind)}.title`)}. ${$(".guide-body", this.tip).textContent}`;
+    setTimeout(() => this.shown && this.shown.kind === kind && this.hooks.announce(spoken), ANNOUNCE_AFTER_MS);
   }
 
   hide() {
