@@ -184,7 +184,8 @@ TARGETS = {
     "attack": ["#hand .hcard.playable"],
     "defend": ["#battle .pair", "#hand .hcard.playable"],
     "take": ["#battle .pair", '#actions [data-action="take"]'],
-    "transfer": ["#battle .pair", '#actions [data-action="transfer"]', '#hand [data-card="6D"]'],
+    # and the cards that can transfer (from the frame: see targets()).
+    "transfer": ["#battle .pair", '#actions [data-action="transfer"]'],
     "throw": ["#battle .pair", "#hand .hcard.playable"],
     "pass": ['#actions [data-action="pass"]'],
 }
@@ -229,7 +230,17 @@ def tip(page: Any) -> Any:
     )
     if kind is None:
         return {"shown": False}
-    return page.evaluate(TIP_CHECK, TARGETS[kind])
+    return page.evaluate(TIP_CHECK, targets(page, kind))
+
+
+def targets(page: Any, kind: str) -> list[str]:
+    """What the tip of ``kind`` must not cover, on the table shown now."""
+    found = list(TARGETS[kind])
+    if kind == "transfer":
+        legal = page.evaluate("window.kozyr.table.ctx.frame.legal")
+        cards = {c for a in legal if a["type"] == "transfer" for c in a["cards"]}
+        found += [f'#hand [data-card="{c}"]' for c in sorted(cards)]
+    return found
 
 
 def expect_tip(page: Any, kind: str, name: str) -> None:
