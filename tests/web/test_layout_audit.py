@@ -20,12 +20,14 @@ For every viewport, language and scene the page itself is measured (AUDIT below)
 * the hand keeps its size all round (issue 25): the same hand's cards are at
   most 10 % wider or narrower with six covered pairs on the table than with none.
 
-Scenes (``SCENES``): the start screen's four tabs, the room, a 2-player table
-(three pairs, and a full one of six covered pairs) and a 6-player table
+Scenes (``SCENES``): the start screen's four tabs (with the guided game's
+offer, shown on a first visit) and its rules box open, the room, a 2-player
+table (three pairs, and a full one of six covered pairs) and a 6-player table
 (drawn frames: the same markup as a served one, far cheaper than real games),
 hands of 12 and 30 cards you may all lead, a lead of three selected sevens, a
 defence with a cover choice (a card that covers either of two attack cards:
-the numbered choices), a defence with Take, the result and the pass-and-play
+the numbered choices), a defence with Take, two tips of the guided game and
+the help dialog (issue 25, section 8), the result and the pass-and-play
 privacy screen; plus the table of a real game against a bot.
 Screenshots: test-artifacts/screenshots/audit/<lang>-<scene>-<width>x<height>.jpg.
 The pages emulate ``prefers-reduced-motion`` so that the cards stand still at once
@@ -452,6 +454,32 @@ def audit_start_and_room(page: Any, lang: str, key: str) -> list[str]:
     return problems + audit(page, f"{lang}-room", key, scrolls=True)
 
 
+def audit_rules_box(page: Any, lang: str, key: str) -> list[str]:
+    """The start screen's rules box open: every option with its "?" link."""
+    page.click("#tab-computer")
+    summary = page.locator('.rules-slot[data-prefix="cpu"] summary')
+    summary.click()
+    problems = audit(page, f"{lang}-start-rules", key, scrolls=True)
+    summary.click()
+    return problems
+
+
+def audit_learning(page: Any, lang: str, key: str) -> list[str]:
+    """A tip of the guided game on the table (the intro, then the defence's),
+    and the help dialog (scrolled through, as a person would)."""
+    page.evaluate("(code) => window.kozyr.guide.follow(code)", CHOICE_ROOM["code"])
+    page.evaluate(DRAW_FRAME, [CHOICE_FRAME, CHOICE_ROOM])
+    page.wait_for_selector("#guide-tip:not([hidden])")
+    problems = audit(page, f"{lang}-guide-intro", key)
+    page.click("#guide-tip [data-action=guide-ok]")
+    problems += audit(page, f"{lang}-guide-defend", key)
+    page.evaluate("window.kozyr.guide.hide(); localStorage.removeItem('kozyr.guideGame')")
+    page.click("#help-open")
+    problems += audit(page, f"{lang}-help", key, scrolls=True, root="#help")
+    page.keyboard.press("Escape")
+    return problems
+
+
 def audit_privacy(page: Any, lang: str, key: str) -> list[str]:
     page.evaluate("document.querySelector('#result').hidden = true")
     page.click("#table-leave")
@@ -472,10 +500,12 @@ def test_layout_audit(open_page: Any, key: str, lang: str) -> None:
     page = open_page(VIEWPORTS[key], locale=LOCALES[lang])
     page.emulate_media(reduced_motion="reduce")
     wait_connected(page)
-    problems = audit_start_and_room(page, lang, key)
+    problems = audit_rules_box(page, lang, key)
+    problems += audit_start_and_room(page, lang, key)
     for scene, run in TABLE_SCENES.items():
         problems += run(page, f"{lang}-{scene}", key)
     problems += hand_steadiness(page, f"{lang}-hand-steady")
+    problems += audit_learning(page, lang, key)
     page.evaluate(SHOW_RESULT, [GAME_OVER, TWO_ROOM])
     problems += audit(page, f"{lang}-result", key, root="#result")
     problems += audit_privacy(page, lang, key)

@@ -17,6 +17,8 @@ import { TableView, cardShort, seatName } from "./table.js";
 import { backButton, saveAuto, startTelegram } from "./telegram.js";
 import { notify, roomNotices } from "./notices.js";
 import { Social } from "./social.js";
+import { GUIDED_ROOM, Guide } from "./guide.js";
+import { Help } from "./help.js";
 
 const S = {
   mode: "online", // "online" | "pnp"
@@ -58,9 +60,16 @@ const table = new TableView({
   leave: () => leaveRoom(),
   announce: (text, urgent) => announce(text, urgent),
   extraActions: () => thenPassToggle(),
+  rendered: () => {
+    guide.update();
+    help.update();
+  },
 });
 const forms = {};
 const social = new Social({ send: (msg) => S.conn && S.conn.send(msg) });
+// Learning the game (js/guide.js, js/help.js): the guided game's tips and the help dialog.
+const guide = new Guide({ table, start: () => playGuided(), announce: (text) => announce(text) });
+const help = new Help({ table, replay: () => guide.replay(), shared: () => S.mode === "pnp" });
 
 // ============================================================ helpers
 function announce(text, urgent = false) {
@@ -495,6 +504,15 @@ async function playComputer() {
     bot_level: level,
     start: true,
   });
+}
+
+/** The guided game (js/guide.js): you and one level-1 computer; a game in progress is left. */
+async function playGuided() {
+  if (S.mode === "pnp") exitPnp();
+  if (!(await ensureName())) return;
+  if (S.room) S.conn.send({ type: "leave" });
+  S.pendingAuto = false;
+  S.conn.send({ ...GUIDED_ROOM, rules: { ...GUIDED_ROOM.rules } });
 }
 
 async function createOnline() {
@@ -1224,6 +1242,7 @@ function setRoom(msg) {
   S.room = msg.room;
   S.you = msg.you;
   social.setRoom(msg.room, msg.you, S.mode === "online");
+  if (changed) guide.roomChanged(msg.room);
   if (S.mode === "online") {
     setUrlRoom(msg.room.code);
     if (changed && S.pendingAuto !== undefined) {
@@ -1241,6 +1260,13 @@ function setRoom(msg) {
 async function afterWelcome(msg) {
   const code = S.pendingJoin;
   if (S.joining) return; // the invite was accepted: its join is on its way
+  if (S.guideLink && !code) {
+    // The how-to page's "Play the guided game" (?guide=1).
+    S.guideLink = false;
+    if (msg.room) S.conn.send({ type: "leave" });
+    guide.replay();
+    return;
+  }
   if (!code) {
     if (!msg.room) route();
     return;
@@ -1694,6 +1720,12 @@ async function main() {
 
   const params = new URL(location.href).searchParams;
   const code = params.get("room") || (tgStart && tgStart !== "computer" ? tgStart : null);
+  if (params.has("guide")) {
+    S.guideLink = true; // once: a reload does not start another guided game
+    const url = new URL(location.href);
+    url.searchParams.delete("guide");
+    history.replaceState(null, "", url.href);
+  }
   const saved = store.get("pnp");
   if (saved && saved.room && saved.players.every((p) => p.token) && !code) {
     resumePnp(saved);
@@ -1706,7 +1738,7 @@ async function main() {
     S.pendingJoin = code;
     $("#join-code").value = code;
   }
-  if (store.get("token") || code) {
+  if (store.get("token") || code || S.guideLink) {
     show("loading");
   } else {
     show("start");
@@ -1716,5 +1748,5 @@ async function main() {
   if (!code && (params.get("play") === "computer" || tgStart === "computer")) S.selectTab("tab-computer");
 }
 
-window.kozyr = { state: S, table, sound, show, fillResult, resultSpoken, checkName, languages: LANGUAGES }; // for debugging and tests
+window.kozyr = { state: S, table, guide, help, sound, show, fillResult, resultSpoken, checkName, languages: LANGUAGES }; // for debugging and tests
 main();

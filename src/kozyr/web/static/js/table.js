@@ -143,6 +143,7 @@ export class TableView {
    * @param {(text: string, urgent?: boolean) => void} hooks.announce  (urgent: an accusation's verdict)
    * @param {(seats: number[]) => void} [hooks.lastCall]  pass & play: "Continue" for these seats
    * @param {() => Element[]} [hooks.extraActions]  pass & play: the "Then pass" toggle, after the moves
+   * @param {() => void} [hooks.rendered]  after every drawing (the guided game's tips, the help)
    */
   constructor(hooks) {
     this.hooks = hooks;
@@ -277,6 +278,7 @@ export class TableView {
     }
     const text = say.filter(Boolean).join(t("table.evJoin"));
     if (text) this.hooks.announce(text);
+    if (this.hooks.rendered) this.hooks.rendered();
   }
 
   get view() {
@@ -419,7 +421,7 @@ export class TableView {
    * the keys button. ``turnStarts``: your turn has just come, so the focus
    * leaves a card that cannot be played for one that can. */
   placeFocus(memo, turnStarts = false) {
-    if (!memo || this.ctx.hidden || !$("#keys-help").hidden) return;
+    if (!memo || this.ctx.hidden || !$("#keys-help").hidden || $("#help")?.hidden === false) return;
     const hand = this.el.hand;
     const inside = (root, sel) => (sel ? root.querySelector(sel) : null);
     let target = null;
@@ -432,7 +434,7 @@ export class TableView {
     if (memo.area === "bar" && memo.id) target = document.getElementById(memo.id);
     if (!target) target = hand.querySelector(LIT) || this.el.actions.querySelector("button");
     if (!target && hand.children.length) target = hand.children[Math.min(memo.index || 0, hand.children.length - 1)];
-    if (!target) target = $("#keys-open");
+    if (!target) target = [$("#keys-open"), $("#help-open")].find((el) => el && el.getClientRects().length) || null;
     if (target && target !== document.activeElement) target.focus({ preventScroll: true });
     if (this.el.table.contains(document.activeElement)) this.focusGame = this.ctx.frame.game;
   }
