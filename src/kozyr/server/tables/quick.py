@@ -12,15 +12,31 @@ in the empty seats.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .. import protocol as p
 from ..telemetry import log
 
 if TYPE_CHECKING:
-    from .lobby import Hub
-    from .ports import Peer
-    from .rooms import Player
+    from .ports import Coordinator, Peer
+    from .rooms import Player, Room
+
+
+class Hub(Protocol):
+    """What a quick match needs of :class:`~.lobby.Hub` (which imports this
+    module, so it is named by shape, not imported)."""
+
+    coord: Coordinator
+    rooms: dict[str, Room]
+
+    async def create_room(
+        self,
+        pl: Player,
+        msg: p.CreateRoom,
+        base_url: str,
+        rename: str | None = None,
+        quick: str | None = None,
+    ) -> Room: ...
 
 
 async def quick_match(hub: Hub, pl: Player, conn: Peer, msg: p.QuickMatch) -> None:
