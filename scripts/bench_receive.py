@@ -18,7 +18,7 @@ import uvicorn
 from uvicorn.server import ServerState
 from websockets.frames import Frame, Opcode
 
-from kozyr.server.connection import WireProtocol
+from kozyr.server.edge.connection import WireProtocol
 
 MOVE = b'{"type":"move","action":{"seat":0,"type":"attack","cards":["6S"]},"version":12}'
 

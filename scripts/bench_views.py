@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from kozyr.engine import Rules
 from kozyr.engine.view import view_json, view_of
-from kozyr.server.game_session import GameSession
+from kozyr.server.tables.game_session import GameSession
 
 GAMES = 250
 CALLS = 2000

@@ -77,29 +77,37 @@ def clean() -> None:
         p.unlink()
 
 
-def build_in_place(name: str, ext_modules: list[Any], work: str) -> None:
-    """setuptools' build_ext, in place, intermediate files under build/<work>-*."""
+def build_in_place(
+    name: str, ext_modules: list[Any], work: str, into: Path | None = None
+) -> None:
+    """setuptools' build_ext, intermediate files under build/<work>-*: in place
+    (next to the sources), or with ``into`` under that directory (a wheel's)."""
     from setuptools import Distribution
 
     dist = Distribution({"name": name, "ext_modules": ext_modules})
     cmd = dist.get_command_obj("build_ext")
-    cmd.inplace = True  # type: ignore[attr-defined]
+    cmd.inplace = into is None  # type: ignore[attr-defined]
     cmd.build_temp = str(ROOT / "build" / f"{work}-temp")  # type: ignore[attr-defined]
-    cmd.build_lib = str(ROOT / "build" / f"{work}-lib")  # type: ignore[attr-defined]
+    cmd.build_lib = str(into or ROOT / "build" / f"{work}-lib")  # type: ignore[attr-defined]
     cmd.force = True  # type: ignore[attr-defined]
     dist.run_command("build_ext")
 
 
-def build() -> None:
+def build(into: Path | None = None) -> None:
+    """Compile with mypyc: in place, or with ``into`` into that directory (as
+    ``kozyr/...``, for a wheel; the in-place build is left alone)."""
     from mypyc.build import mypycify
 
-    clean()  # an older layout (another group name) must not shadow the new build
+    if into is None:
+        clean()  # an older layout (another group name) must not shadow the new build
     os.chdir(SRC)
     paths = [str(p.relative_to(SRC)) for p in sources()]
     ext_modules = mypycify(
         paths, opt_level="3", group_name=GROUP, target_dir=str(ROOT / "build" / "mypyc")
     )
-    build_in_place("kozyr-native", ext_modules, "mypyc")
+    build_in_place("kozyr-native", ext_modules, "mypyc", into)
+    if into is not None:
+        return
     for source in sources():  # a copied build keeps its old mtime: mark it fresh
         for p in compiled(source):
             os.utime(p)
@@ -135,20 +143,58 @@ def core_flags() -> list[str]:
     return flags
 
 
-def build_core() -> None:
+def build_core(into: Path | None = None) -> None:
+    """Compile the C core: in place, or with ``into`` into that directory."""
     from setuptools import Extension
 
-    for p in core_built():
-        p.unlink()
+    if into is None:
+        for p in core_built():
+            p.unlink()
     os.chdir(SRC)
     ext = Extension(
         "kozyr.core._core",
         sources=[str(p.relative_to(SRC)) for p in sorted(CORE.glob("*.c"))],
         extra_compile_args=core_flags(),
     )
-    build_in_place("kozyr-core", [ext], "core")
+    build_in_place("kozyr-core", [ext], "core", into)
+    if into is not None:
+        return
     for p in core_built():
         os.utime(p)
+
+
+#: The file an installed wheel carries next to its compiled modules: the
+#: SHA-256 of every source compiled into it (kozyr/engine/native.py reads it).
+MANIFEST = "_native_build.json"
+
+
+def manifest() -> dict[str, Any]:
+    """What the compiled modules were built from, by path under ``kozyr/``."""
+    import hashlib
+
+    files = sources() + core_sources()
+    return {
+        "sources": {
+            str(p.relative_to(SRC / "kozyr")): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in files
+        }
+    }
+
+
+def build_for_wheel(into: Path) -> list[Path]:
+    """Compile the engine, the bots' search and the core into ``into`` (which
+    then holds ``kozyr/...``) with the manifest; the built files, for a wheel's
+    build hook (hatch_build.py).  The in-place build is not touched."""
+    import json
+
+    here = Path.cwd()
+    try:
+        build(into)
+        build_core(into)
+    finally:
+        os.chdir(here)
+    (into / "kozyr" / MANIFEST).write_text(json.dumps(manifest(), indent=1), encoding="utf-8")
+    return sorted(p for p in (into / "kozyr").rglob("*") if p.is_file())
 
 
 def main() -> int:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from kozyr.bots.bench import parse_levels
+from kozyr.bench.bots import parse_levels
 from kozyr.cli.main import main
 from kozyr.machine import Machine, describe
 

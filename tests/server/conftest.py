@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from .harness import ServerProcess
-from .services import Cluster, ClusterFront, PgCluster, RedisServer, postgres, redis
+from .services import Cluster, ClusterFront, PgCluster, RedisServer
 
 
 @pytest.fixture(scope="session")
@@ -23,22 +23,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     proc.stop()
     assert not proc.events("internal_error"), proc.events("internal_error")
     assert not proc.events("task_failed"), proc.events("task_failed")
-
-
-@pytest.fixture(scope="session")
-def pg() -> Iterator[PgCluster]:
-    with postgres() as cluster:
-        if cluster is None:
-            pytest.skip("PostgreSQL not found under /usr/lib/postgresql/*/bin (run ./setup)")
-        yield cluster
-
-
-@pytest.fixture(scope="session")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    with redis(tmp_path_factory.mktemp("redis")) as srv:
-        if srv is None:
-            pytest.skip("redis-server not found (run ./setup: it installs Debian's redis-server)")
-        yield srv
 
 
 @pytest.fixture(scope="session")

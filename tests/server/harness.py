@@ -22,12 +22,12 @@ from typing import Any, TypeVar
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from kozyr.bench.launch import listening_port, serve_command
 from kozyr.cli.replay import replay_json
 from kozyr.engine.actions import Action
 from kozyr.engine.cards import card_str, cards_of
 from kozyr.engine.record import GameRecord
 from kozyr.engine.state import GameState
-from kozyr.server.launch import listening_port, serve_command
 
 ROOT = Path(__file__).resolve().parents[2]
 T = TypeVar("T")

@@ -16,7 +16,7 @@ from typing import Any
 
 import psycopg  # a dev dependency (pip install -e '.[dev]')
 
-from kozyr.server.localcluster import LocalPostgres, LocalRedis, MissingBinary
+from kozyr.bench.localcluster import LocalPostgres, LocalRedis, MissingBinary
 
 from .harness import ServerProcess, http, run
 
@@ -55,7 +55,7 @@ class PgCluster:
 @contextmanager
 def postgres() -> Iterator[PgCluster | None]:
     """A PostgreSQL cluster on a free loopback port (None: not installed); the
-    bench's throwaway one (:class:`~kozyr.server.localcluster.LocalPostgres`)."""
+    bench's throwaway one (:class:`~kozyr.bench.localcluster.LocalPostgres`)."""
     try:
         server = LocalPostgres()
     except MissingBinary:

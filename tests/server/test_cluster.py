@@ -327,7 +327,7 @@ def test_redis_restarted_mid_game_play_continues(
 def test_fencing_refuses_a_former_owners_writes(tmp_path: Path) -> None:
     """The store alone (SQLite here): after a takeover raised the token, every
     kind of write with the old token is refused and changes nothing."""
-    from kozyr.server.store import Fence, Fenced, Store
+    from kozyr.server.storage.store import Fence, Fenced, Store
 
     async def scenario() -> None:
         old, new = Store(f"sqlite:///{tmp_path / 'f.db'}"), Store(f"sqlite:///{tmp_path / 'f.db'}")
@@ -382,7 +382,7 @@ def test_a_refused_fence_loses_only_its_own_moves_in_a_batch_on_postgres(pg: PgC
 def _refused_fence_in_a_batch(url: str) -> None:
     import threading
 
-    from kozyr.server.store import Fence, Fenced, Store
+    from kozyr.server.storage.store import Fence, Fenced, Store
 
     async def scenario() -> None:
         store = Store(url)
@@ -431,7 +431,7 @@ def test_seat_index_finds_a_players_open_room(tmp_path: Path) -> None:
     before that table gets it filled when the schema is brought up to date."""
     import sqlalchemy as sa
 
-    from kozyr.server.store import Store
+    from kozyr.server.storage.store import Store
 
     def seats(*keys: str | None) -> dict[str, Any]:
         return {"seats": [{"player": k, "name": "x"} if k else {"bot": 1} for k in keys]}
@@ -483,7 +483,7 @@ def test_inbox_entries_reach_the_worker_once_in_order() -> None:
     from types import SimpleNamespace
 
     from kozyr.server.cluster.node import ClusterNode, Owned
-    from kozyr.server.store import Fence
+    from kozyr.server.storage.store import Fence
 
     node = ClusterNode(SimpleNamespace(), "redis://127.0.0.1:1/0")  # type: ignore[arg-type]
     o = node.owned["r1"] = Owned(Fence("r1", 1), "n:1", "0-0")
@@ -510,3 +510,34 @@ def test_inbox_entries_reach_the_worker_once_in_order() -> None:
         ("200-1", "f"),
     ]  # fmt: skip
     assert (o.read_id, o.seq) == ("200-1", 2)
+
+
+def test_inbox_entries_go_out_in_one_pipeline_per_turn() -> None:
+    """A burst of sends costs one call (one Redis round trip, one connection),
+    keeps its order, and hands each sender its own result or error."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from kozyr.server.cluster.remote import InboxSender
+
+    calls: list[list[str]] = []
+
+    async def call(entries: list[tuple[list[str], list[Any]]]) -> list[Any]:
+        calls.append([args[0] for _keys, args in entries])
+        if len(calls) == 2:
+            raise RedisConnectionError("Redis is away")
+        return [ValueError("refused") if a == "bad" else f"id-{a}" for _k, (a,) in entries]
+
+    async def scenario() -> None:
+        sender = InboxSender(call)
+        sender.start()
+        burst = [asyncio.ensure_future(sender.send(["k"], [a])) for a in ("a", "b", "bad", "c")]
+        done = await asyncio.gather(*burst, return_exceptions=True)
+        assert done[:2] == ["id-a", "id-b"] and done[3] == "id-c"
+        assert isinstance(done[2], ValueError)
+        away = await asyncio.gather(sender.send(["k"], ["d"]), return_exceptions=True)
+        assert isinstance(away[0], RedisConnectionError)
+        assert await sender.send(["k"], ["e"]) == "id-e"
+        sender.stop()
+
+    asyncio.run(scenario())
+    assert calls == [["a", "b", "bad", "c"], ["d"], ["e"]]

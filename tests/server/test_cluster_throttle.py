@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from redis.asyncio import Redis
 
+from kozyr.bench.localcluster import free_port
 from kozyr.server.cluster.throttle import RedisPassphraseThrottle
-from kozyr.server.localcluster import free_port
 from kozyr.server.protocol import ProtocolError
 
 from .harness import Client

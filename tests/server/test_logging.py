@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kozyr.server import logging as log
+from kozyr.server.telemetry import log
 
 
 class Stream:

@@ -12,7 +12,7 @@ import pytest
 from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 
-from kozyr.server.connection import WIRE_KEY, Connection, WireProtocol, text_frame, wire_of
+from kozyr.server.edge.connection import WIRE_KEY, Connection, WireProtocol, text_frame, wire_of
 
 
 @pytest.mark.parametrize("size", [0, 1, 125, 126, 127, 65535, 65536, 70000])

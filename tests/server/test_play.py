@@ -62,8 +62,14 @@ def test_two_humans_two_bots_play_rematch_and_a_spectator(
         if over["durak"] is not None:
             assert over["places"][-1] == [over["durak"]] and over["cards_left"][over["durak"]] > 0
 
-        # Rematch: same table, vera takes the seat the auto-bot filled, and the
-        # deal names the previous durak (first_attacker rule).
+        # Rematch: same table; vera sits down in the seat the auto-bot filled
+        # (nobody is seated without asking: issue 25), and the deal names the
+        # previous durak (first_attacker rule).
+        await vera.send({"type": "sit"})
+        sat = await vera.expect("room")
+        while sat["you"]["seat"] is None:
+            sat = await vera.expect("room")
+        assert sat["you"]["seat"] == 2 and not sat["you"]["spectator"]
         await anna.send({"type": "rematch"})
         room = await vera.expect("room", timeout=10)
         while room["room"]["state"] != "playing":

@@ -26,8 +26,8 @@ from uvicorn.server import ServerState
 from websockets.protocol import State
 from websockets.utils import apply_mask
 
-from kozyr.server.app import ws_frame_limit
-from kozyr.server.connection import WireProtocol
+from kozyr.server.edge.connection import WireProtocol
+from kozyr.server.edge.run import ws_frame_limit
 
 from .harness import ServerProcess
 

@@ -4,6 +4,7 @@ kill -9 of the server in the middle of a game."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import random
 import time
@@ -118,6 +119,49 @@ def test_disconnect_bot_takes_over_then_reconnect_resyncs(
         assert check_frames([anna, back], record) > 10
         await anna.close()
         await back.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_spectator_who_reconnects_keeps_watching(
+    any_server: ServerProcess | ClusterFront,
+) -> None:
+    """A spectator's socket drops: within the grace period (0.5 s here) they come
+    back with their token, through any process, to the same room as a spectator
+    (welcome names it, a resync follows); a spectator who stays away longer is
+    gone from the room."""
+    server = any_server
+
+    async def scenario() -> None:
+        rng = random.Random(9)
+        anna = Client(server.ws_url, "anna")
+        code = await anna.create_room(seats=2, visibility="private", move_time=None, bot_level=1)
+        await anna.send({"type": "start"})
+        await anna.expect("game")
+        dana, emil = Client(server.ws_url, "dana"), Client(server.ws_url, "emil")
+        for w in (dana, emil):
+            assert (await w.join(code))["you"]["spectator"]
+        await play_out([anna], rng, moves=2)
+        await dana.close()
+        await emil.close()
+        back = Client(server.ws_url, "dana")
+        welcome = await back.connect(dana.token)
+        assert welcome["resumed"] and welcome["room"] == code
+        room = await back.expect("room")
+        assert room["you"]["spectator"] and room["you"]["seat"] is None
+        frame = await back.expect("game")
+        assert frame["seat"] is None and "hand" not in frame["view"]
+        # Emil stayed away past the grace period: the room lets him go.
+        deadline = time.monotonic() + 10
+        while "emil" in (anna.room or {}).get("spectators", []):
+            assert time.monotonic() < deadline, anna.room
+            with contextlib.suppress(TimeoutError):
+                await anna.recv(0.5)
+        assert "dana" in (anna.room or {})["spectators"]
+        late = Client(server.ws_url, "emil")
+        assert (await late.connect(emil.token))["room"] is None
+        for c in (anna, back, late):
+            await c.close()
 
     asyncio.run(scenario())
 

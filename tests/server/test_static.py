@@ -17,7 +17,7 @@ from pathlib import Path
 import brotli
 import pytest
 
-from kozyr.server import static
+from kozyr.server.edge import static
 
 from .harness import ServerProcess
 

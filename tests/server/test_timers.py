@@ -6,7 +6,7 @@ import asyncio
 
 import uvloop
 
-from kozyr.server.timers import Alarm
+from kozyr.server.tables.timers import Alarm
 
 
 def _run(main) -> None:  # type: ignore[no-untyped-def]

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from kozyr.bench.launch import listening_port, serve_command
 from kozyr.engine.actions import Action, Kind
 from kozyr.engine.deal import Deal
 from kozyr.engine.record import GameRecord
@@ -22,12 +23,12 @@ from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
 from kozyr.engine.view import view_of
 from kozyr.server import protocol as p
-from kozyr.server.bot_pool import BotPool, choose_in_worker, view_from_wire, view_to_wire
-from kozyr.server.game_session import GameSession
-from kozyr.server.launch import listening_port, serve_command
-from kozyr.server.lobby import check_name, graphemes
-from kozyr.server.ratelimit import MemoryPassphraseThrottle, PassphraseThrottle, TokenBucket
-from kozyr.server.store import Store, _checkpoint, _LoopMoves
+from kozyr.server.edge.ratelimit import TokenBucket
+from kozyr.server.storage.store import Store, _checkpoint, _LoopMoves
+from kozyr.server.tables.bot_pool import BotPool, choose_in_worker, view_from_wire, view_to_wire
+from kozyr.server.tables.game_session import GameSession
+from kozyr.server.tables.lobby import check_name, graphemes
+from kozyr.server.tables.passphrase import MemoryPassphraseThrottle, PassphraseThrottle
 
 
 class Clock:
@@ -86,7 +87,34 @@ def test_decode_accepts_every_client_type() -> None:
         "rematch",
         "leave",
         "sync",
+        "sit",
+        "stand",
+        "kick",
+        "ready",
+        "rename",
+        "quick_match",
+        "say",
+        "react",
+        "ping",
     } == p.CLIENT_TYPES
+    # Issue 25's messages: seats between games, quick match, phrases, heartbeat.
+    sit = p.decode('{"type": "sit", "seat": 2}')
+    assert isinstance(sit, p.Sit) and sit.seat == 2
+    assert isinstance(p.decode('{"type": "stand"}'), p.Stand)
+    kick = p.decode('{"type": "kick", "spectator": 0}')
+    assert isinstance(kick, p.Kick) and kick.spectator == 0 and kick.seat is None
+    assert p.decode('{"type": "ready", "ready": true}') == p.Ready(ready=True)
+    quick = p.decode('{"type": "quick_match", "variant": "perevodnoy", "seats": 3}')
+    assert quick == p.QuickMatch(variant="perevodnoy", seats=3)
+    assert p.decode('{"type": "say", "phrase": "good_game"}') == p.Say(phrase="good_game")
+    assert p.decode('{"type": "react", "reaction": "clap"}') == p.React(reaction="clap")
+    assert p.decode('{"type": "ping", "t": 5}') == p.Ping(t=5)
+    # No free text: a phrase or reaction outside the fixed sets is refused.
+    for bad in ('{"type": "say", "phrase": "you are a fool"}', '{"type": "react", "reaction": "x"}',
+                '{"type": "quick_match", "variant": "cheating"}'):  # fmt: skip
+        with pytest.raises(p.ProtocolError) as err:
+            p.decode(bad)
+        assert err.value.code == p.Code.INVALID
 
 
 def test_server_messages_encode_with_their_type() -> None:
@@ -532,8 +560,8 @@ def test_a_room_unsure_of_its_lease_sends_nothing() -> None:
     import time
     from types import SimpleNamespace
 
-    from kozyr.server.rooms import Player
-    from kozyr.server.store import Fence
+    from kozyr.server.storage.store import Fence
+    from kozyr.server.tables.rooms import Player
 
     sent: list[str] = []
     conn = SimpleNamespace(send=lambda m: sent.append(type(m).__name__), send_raw=sent.append)

@@ -10,7 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from kozyr.server.launch import serve_command
+from kozyr.bench.launch import serve_command
 
 from .harness import Client, ServerProcess, check_frames, http, play_out, run
 from .services import LEASE, PgCluster, RedisServer

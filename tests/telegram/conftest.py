@@ -28,8 +28,15 @@ OPTIONS = (*WEB_OPTIONS, "--poll", "0.2")
 class TelegramServer(ServerProcess):
     """``kozyr telegram`` on a free port, its Bot API at ``api_root``."""
 
-    def __init__(self, db: Path, api_root: str, *extra: str, env: dict[str, str] | None = None):
-        super().__init__(db, *extra, options=OPTIONS)
+    def __init__(
+        self,
+        db: Path,
+        api_root: str,
+        *extra: str,
+        env: dict[str, str] | None = None,
+        db_url: str | None = None,
+    ):
+        super().__init__(db, *extra, options=OPTIONS, db_url=db_url)
         self.env = {
             "KOZYR_TELEGRAM_TOKEN": TOKEN,
             "KOZYR_TELEGRAM_API": api_root,

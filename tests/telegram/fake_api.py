@@ -50,6 +50,12 @@ class FakeBotAPI:
         self.fail_next: list[tuple[int, dict[str, Any]]] = []
         #: getUpdates calls refused while the API was up (500 / 429), for the tests.
         self.failed_calls: list[str] = []
+        #: While set, confirmations (a later ``offset``) are not heard: updates
+        #: stay to be handed out again, as when the bot's process dies before
+        #: its next getUpdates reaches Telegram.
+        self.lose_confirmations = False
+        #: How many times each update was handed out.
+        self.handed: dict[int, int] = {}
         self._ids = itertools.count(1)
         self._messages = itertools.count(100)
         self._cond = threading.Condition()
@@ -200,7 +206,7 @@ class FakeBotAPI:
         timeout = min(float(params.get("timeout") or 0), 5.0)
         deadline = time.monotonic() + timeout
         with self._cond:
-            if offset:
+            if offset and not self.lose_confirmations:
                 # Confirmed: every update below the offset is gone for good.
                 self.updates = [u for u in self.updates if u["update_id"] >= offset]
             self.calls.append(("getUpdates", {"offset": offset}))
@@ -209,7 +215,10 @@ class FakeBotAPI:
                 if left <= 0:
                     break
                 self._cond.wait(left)
-            return [dict(u) for u in self.updates[:100]]
+            out = [dict(u) for u in self.updates[:100]]
+            for u in out:
+                self.handed[u["update_id"]] = self.handed.get(u["update_id"], 0) + 1
+            return out
 
     def _answer(self, method: str, params: dict[str, Any]) -> Any:
         if method == "getMe":

@@ -123,7 +123,7 @@ def test_the_auto_ladder_is_kept_for_a_telegram_player(tg_server) -> None:
     assert status == 401 and body["error"]["code"] == "no_token"
 
 
-def test_the_command_needs_a_token_and_one_process() -> None:
+def test_the_command_needs_a_token_and_redis_for_several_processes() -> None:
     import os
     import subprocess
     import sys
@@ -139,4 +139,5 @@ def test_the_command_needs_a_token_and_one_process() -> None:
         text=True,
         timeout=60,
     )
-    assert out.returncode == 2 and "one process" in out.stderr
+    # Several processes elect the one that runs the bot through Redis.
+    assert out.returncode == 2 and "--workers needs --redis" in out.stderr

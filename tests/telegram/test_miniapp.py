@@ -148,3 +148,56 @@ def test_two_telegram_players_play_to_the_end(tg_server, fake_api, browser) -> N
     assert not errors, errors
     for page in pages:
         page.context.close()
+
+
+def test_leave_a_friends_game_in_telegram_and_come_back_to_the_seat(
+    tg_server, fake_api, browser
+) -> None:
+    """In the Mini App: Boris leaves the friends' game (the computer plays his
+    seat), opens the room again from the bot's link, is back in his own seat,
+    and the two finish the game (issue 25)."""
+    anna, boris = user(7011, "Анна", "ru"), user(7012, "Boris", "en")
+    chat = {"message_id": 1, "date": 0, "chat": {"id": 7011, "type": "private"}}
+    fake_api.callback(anna, "new:2", chat)
+    ready = fake_api.wait_sent(7011, "Ваш стол готов")
+    code = ready["reply_markup"]["inline_keyboard"][1][0]["switch_inline_query"]
+    errors: list[str] = []
+    pages = []
+    for url in (
+        mini_app_url(f"{tg_server.url}/?room={code}", anna, DARK),
+        mini_app_url(f"{tg_server.url}/", boris, LIGHT, start=code),
+    ):
+        ctx = browser.new_context(viewport=PHONE, locale="en-US")
+        ctx.set_default_timeout(20_000)
+        ctx.add_init_script(BRIDGE)
+        page = ctx.new_page()
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(url)
+        pages.append(page)
+    b = pages[1]
+    for page in pages:
+        wait_screen(page, "table", 30_000)
+    seat = b.evaluate("window.kozyr.state.you.seat")
+    b.click("#table-leave")
+    b.click("#table-leave")
+    wait_screen(b, "start")
+    # Back through the bot's deep link: straight into the same seat (Telegram names him).
+    b.goto("about:blank")  # Telegram closes the Mini App; the link opens it afresh
+    b.goto(mini_app_url(f"{tg_server.url}/", boris, LIGHT, start=code))
+    wait_screen(b, "table", 30_000)
+    assert b.evaluate("window.kozyr.state.you.seat") == seat
+    moves, t0 = 0, time.monotonic()
+    while not all(p.is_visible("#result") for p in pages):
+        assert time.monotonic() - t0 < 300, f"no end after {moves} moves"
+        acted = False
+        for page in pages:
+            if not page.is_visible("#result") and can_act(page):
+                moves += 1
+                make_move(page, moves)
+                acted = True
+        if not acted:
+            time.sleep(0.1)
+    tg_server.wait_event("game_over", room=code)
+    assert not errors, errors
+    for page in pages:
+        page.context.close()

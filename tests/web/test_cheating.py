@@ -172,8 +172,10 @@ def click_table_card(page: Any, card: str) -> None:
 
 
 def callout(page: Any, kind: str, timeout: float = 15_000) -> str:
-    page.wait_for_selector(f'#callout[data-kind="{kind}"]:not([hidden])', timeout=timeout)
-    return str(page.inner_text("#callout .callout-text"))
+    # Verdicts stack (issue 25): the newest is the last one.
+    item = f'#callout:not([hidden]) .callout-item[data-kind="{kind}"]'
+    page.wait_for_selector(item, timeout=timeout)
+    return str(page.locator(f"{item} .callout-text").last.inner_text())
 
 
 def assert_tappable(page: Any, selector: str, viewport: dict[str, int]) -> None:
@@ -313,7 +315,7 @@ def test_your_cheat_caught_by_a_watchful_bot(open_page: Any) -> None:
     95 % of them, at its next decision: the oldest cheat it noticed)."""
     page = open_page(DESKTOP)
     start_cheating_game(page, level=10)
-    caught_you = '#callout[data-kind="caughtYou"]:not([hidden])'
+    caught_you = '#callout:not([hidden]) .callout-item[data-kind="caughtYou"]'
     cheated: list[str] = []
     n = 0
     t0 = time.monotonic()
@@ -397,7 +399,7 @@ def test_last_call_prompt_and_phone_controls(open_page: Any) -> None:
             continue
         if page.locator("#lastcall").count() and page.locator("#lastcall .timer").count():
             prompt = page.locator("#lastcall")
-            assert prompt.locator("b").inner_text() == "Last call — call out a card or continue"
+            assert "Last call" not in prompt.inner_text()  # the status line says it
             assert "Tap a card on the table" in prompt.inner_text()
             seconds = int(prompt.locator(".timer-text").inner_text())
             assert 0 <= seconds <= 5, seconds
@@ -743,7 +745,8 @@ def test_verdicts_in_four_languages(open_page: Any) -> None:
             n += 1  # a new version each time: each event is shown once
             shown_after = {**after, "version": n}
             page.evaluate(EVENT_FRAMES, [before, shown_after, {**event, "version": n}, CHEAT_ROOM])
-            shown = page.inner_text("#callout .callout-text")
+            # Verdicts stack (issue 25): the newest is the last one shown.
+            shown = page.locator("#callout .callout-text").last.inner_text()
             assert shown == text, (lang, shown)
             assert "{" not in page.text_content("#announcer-urgent")
         if lang == "en":

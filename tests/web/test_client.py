@@ -172,8 +172,15 @@ def test_online_room_from_an_invite_link(open_page: Any) -> None:
     }
 
     guest = open_page(PHONE, path=invite.split("/", 3)[3])
-    wait_screen(guest, "room")  # straight into the room, no form to fill
-    guest_name = guest.input_value("#player-name")
+    # The invited friend first sees whose room it is and the name the others
+    # will see (prefilled, editable: issue 25), then takes a seat.
+    wait_screen(guest, "invite")
+    assert "Hostess" in guest.inner_text("#invite-title")
+    assert guest.input_value("#invite-name")  # prefilled
+    guest.fill("#invite-name", "Friend")
+    guest.click("#invite-join")
+    wait_screen(guest, "room")
+    guest_name = "Friend"
     host.wait_for_function(
         f"() => document.querySelector('#seat-list').innerText.includes({guest_name!r})"
     )

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from kozyr.server import protocol as p
-from kozyr.server.lobby import check_name
+from kozyr.server.tables.lobby import check_name
 
 from .helpers import PHONE, play_to_the_end, shot, start_vs_computer, wait_screen
 

@@ -16,14 +16,19 @@ For every viewport, language and scene the page itself is measured (AUDIT below)
 * no two seats overlap, every seat lies inside the viewport, and no seat's
   name, tag or card count is cut (its text overflows its box or its seat);
 * the cards in play (each pair), the deck and the discard pile lie inside the
-  viewport and apart.
+  viewport and apart;
+* the hand keeps its size all round (issue 25): the same hand's cards are at
+  most 10 % wider or narrower with six covered pairs on the table than with none.
 
-Scenes (``SCENES``): the start screen's four tabs, the room, a 2-player and a
-6-player table (drawn frames: the same markup as a served one, far cheaper
-than real games), hands of 12 and 30 cards you may all lead, a lead of three
-selected sevens, a defence with a cover choice (a card that covers either of
-two attack cards: the numbered choices), a defence with Take, the result and
-the pass-and-play privacy screen; plus the table of a real game against a bot.
+Scenes (``SCENES``): the start screen's four tabs (with the guided game's
+offer, shown on a first visit) and its rules box open, the room, a 2-player
+table (three pairs, and a full one of six covered pairs) and a 6-player table
+(drawn frames: the same markup as a served one, far cheaper than real games),
+hands of 12 and 30 cards you may all lead, a lead of three selected sevens, a
+defence with a cover choice (a card that covers either of two attack cards:
+the numbered choices), a defence with Take, two tips of the guided game and
+the help dialog (issue 25, section 8), the result and the pass-and-play
+privacy screen; plus the table of a real game against a bot.
 Screenshots: test-artifacts/screenshots/audit/<lang>-<scene>-<width>x<height>.jpg.
 The pages emulate ``prefers-reduced-motion`` so that the cards stand still at once
 (the layout is the same; only the transitions go).
@@ -313,6 +318,46 @@ def throw_in_two() -> Any:
     return frame
 
 
+#: Six covered pairs, the most a round puts on the table.
+FULL_PAIRS = [("6S", "8S"), ("6H", "9H"), ("7D", "TD"), ("7C", "JC"), ("8H", "QH"), ("9S", "KS")]
+
+
+def pairs_on_table(n: int) -> Any:
+    """Two players: you attack with six cards in hand and ``n`` covered pairs
+    on the table (throw in or stop; with none on the table, lead)."""
+    hand = ["6D", "9C", "TH", "QS", "KD", "AH"]
+    table = [{"attack": a, "defense": d} for a, d in FULL_PAIRS[:n]]
+    if not n:
+        return two_player_frame("lead", hand, [], leads_of(hand))
+    frame = two_player_frame("throw", hand, table, [{"type": "pass"}])
+    frame["view"].update(attacker=0, defender=1, round_attacker=0, limit=6)
+    return frame
+
+
+#: The hand's card width (its layout box: a fanned card's turn does not count).
+HAND_CARD_W = "document.querySelector('#hand .hcard').offsetWidth"
+#: How much the hand's cards may change size between an empty and a full table.
+HAND_STEADY = 0.10
+
+
+def hand_steadiness(page: Any, scene: str) -> list[str]:
+    """The hand keeps its size all round (issue 25): the same hand is drawn
+    with an empty table and with six covered pairs; its cards' width may change
+    by HAND_STEADY at most."""
+    widths = []
+    for n in (0, len(FULL_PAIRS)):
+        page.evaluate(DRAW_FRAME, [pairs_on_table(n), TWO_ROOM])
+        page.evaluate(NEXT_FRAMES)
+        widths.append(page.evaluate(HAND_CARD_W))
+    empty, full = widths
+    if abs(full - empty) > HAND_STEADY * empty:
+        return [
+            f"{scene}: the hand's cards change size: {empty} px wide on an empty table,"
+            f" {full} px with six covered pairs"
+        ]
+    return []
+
+
 def big_hand(n: int) -> Any:
     """A lead from a hand of ``n`` cards (52-card deck): every card is lit."""
     deck = [r + s for s in "SDCH" for r in "23456789TJQKA"]
@@ -385,6 +430,7 @@ def drawn(frame: Callable[[], Any], room: Any, picks: tuple[str, ...] = ()) -> S
 
 TABLE_SCENES: dict[str, Scene] = {
     "table-2-players": drawn(throw_in_two, TWO_ROOM),
+    "table-full": drawn(lambda: pairs_on_table(len(FULL_PAIRS)), TWO_ROOM),
     "table-6-players": drawn(six_players, six_room()),
     "table-6-waiting": drawn(lambda: six_players(waiting=True), six_room("2v2v2")),
     "hand-12": drawn(lambda: big_hand(12), TWO_ROOM),
@@ -408,6 +454,32 @@ def audit_start_and_room(page: Any, lang: str, key: str) -> list[str]:
     return problems + audit(page, f"{lang}-room", key, scrolls=True)
 
 
+def audit_rules_box(page: Any, lang: str, key: str) -> list[str]:
+    """The start screen's rules box open: every option with its "?" link."""
+    page.click("#tab-computer")
+    summary = page.locator('.rules-slot[data-prefix="cpu"] summary')
+    summary.click()
+    problems = audit(page, f"{lang}-start-rules", key, scrolls=True)
+    summary.click()
+    return problems
+
+
+def audit_learning(page: Any, lang: str, key: str) -> list[str]:
+    """A tip of the guided game on the table (the intro, then the defence's),
+    and the help dialog (scrolled through, as a person would)."""
+    page.evaluate("(code) => window.kozyr.guide.follow(code)", CHOICE_ROOM["code"])
+    page.evaluate(DRAW_FRAME, [CHOICE_FRAME, CHOICE_ROOM])
+    page.wait_for_selector("#guide-tip:not([hidden])")
+    problems = audit(page, f"{lang}-guide-intro", key)
+    page.click("#guide-tip [data-action=guide-ok]")
+    problems += audit(page, f"{lang}-guide-defend", key)
+    page.evaluate("window.kozyr.guide.hide(); localStorage.removeItem('kozyr.guideGame')")
+    page.click("#help-open")
+    problems += audit(page, f"{lang}-help", key, scrolls=True, root="#help")
+    page.keyboard.press("Escape")
+    return problems
+
+
 def audit_privacy(page: Any, lang: str, key: str) -> list[str]:
     page.evaluate("document.querySelector('#result').hidden = true")
     page.click("#table-leave")
@@ -428,9 +500,12 @@ def test_layout_audit(open_page: Any, key: str, lang: str) -> None:
     page = open_page(VIEWPORTS[key], locale=LOCALES[lang])
     page.emulate_media(reduced_motion="reduce")
     wait_connected(page)
-    problems = audit_start_and_room(page, lang, key)
+    problems = audit_rules_box(page, lang, key)
+    problems += audit_start_and_room(page, lang, key)
     for scene, run in TABLE_SCENES.items():
         problems += run(page, f"{lang}-{scene}", key)
+    problems += hand_steadiness(page, f"{lang}-hand-steady")
+    problems += audit_learning(page, lang, key)
     page.evaluate(SHOW_RESULT, [GAME_OVER, TWO_ROOM])
     problems += audit(page, f"{lang}-result", key, root="#result")
     problems += audit_privacy(page, lang, key)

@@ -262,6 +262,8 @@ def test_how_to_play_from_the_start_screen(open_page: Any, lang: str) -> None:
         "refill",
         "transfer",
         "buttons",
+        "help",
+        "options",
     ]
     text = page.inner_text("article")
     # The buttons are called what the table calls them.

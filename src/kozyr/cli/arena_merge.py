@@ -26,7 +26,8 @@ from kozyr.engine.deal import Deal
 from kozyr.engine.record import GameRecord, RecordError
 from kozyr.engine.rules import Rules
 
-from .arena import Report, build_pairings, build_rules, canonical_command
+from .arena_report import Report
+from .arena_setup import build_pairings, build_rules, canonical_command
 
 RECORD_NAME = re.compile(r"p(\d{3})-d(\d{5})-r(\d+)\.json")
 

@@ -1,29 +1,25 @@
-"""``kozyr bench engine``: throughput of the rules engine on one core.
-
-``kozyr bench bots``: decision time of each bot level (see kozyr.bots.bench).
-"""
+"""``kozyr bench engine|bots|server|rl``: the command; the drivers that measure
+are in :mod:`kozyr.bench` (engine, bots, server, rl: the durak_v0 environment,
+which needs the [rl] extra)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
-import time
 from typing import Any
 
 from kozyr import core, machine
+from kozyr.bench import server as server_bench
+from kozyr.bench.engine import core_playout_rate, legal_rate, playout_rate
 from kozyr.engine import native
-from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
-from kozyr.engine.state import GameState
-from kozyr.server import bench as server_bench
 
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "bench", help="benchmarks (engine, bots)", description="Print benchmark figures."
     )
-    p.add_argument("target", choices=["engine", "bots", "server"], help="what to measure")
+    p.add_argument("target", choices=["engine", "bots", "server", "rl"], help="what to measure")
     p.add_argument(
         "--seconds",
         type=float,
@@ -49,69 +45,8 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
-def playout_rate(rules: Rules, seconds: float, seed: int) -> dict[str, float]:
-    """Random games per second, each from a fresh seeded deal to the end."""
-    rng = random.Random(seed)
-    games = actions = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while True:
-        state = GameState.new(rules, Deal.from_seed(rules, seed + games))
-        state.random_playout(rng)
-        games += 1
-        actions += state.history_len
-        if games % 16 == 0 and time.perf_counter() >= deadline:
-            break
-    elapsed = time.perf_counter() - start
-    return {
-        "games_per_s": games / elapsed,
-        "actions_per_game": actions / games,
-        "us_per_action": elapsed / actions * 1e6,
-    }
-
-
-def core_playout_rate(rules: Rules, seconds: float, seed: int) -> dict[str, float]:
-    """The same measurement on the compiled core: fresh seeded deals played out
-    with uniformly random actions, in batches that run entirely in C."""
-    games = actions = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    batch = 500
-    while time.perf_counter() < deadline or not games:
-        actions += core.bench_random(rules, seed + games, batch)
-        games += batch
-    elapsed = time.perf_counter() - start
-    return {
-        "games_per_s": games / elapsed,
-        "actions_per_game": actions / games,
-        "us_per_action": elapsed / actions * 1e6,
-    }
-
-
-def legal_rate(rules: Rules, seconds: float, seed: int) -> dict[str, float]:
-    """Legal-move generations per second over positions from random games."""
-    rng = random.Random(seed)
-    positions: list[GameState] = []
-    g = 0
-    while len(positions) < 5000:
-        state = GameState.from_seed(rules, seed + g)
-        g += 1
-        while not state.game_over:
-            positions.append(state.copy())
-            state.do(state.sample_action(rng.random()))
-    calls = moves = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
-        for p in positions:
-            moves += len(p.legal_actions())
-        calls += len(positions)
-    elapsed = time.perf_counter() - start
-    return {"generations_per_s": calls / elapsed, "moves_per_generation": moves / calls}
-
-
 def run_bots(args: argparse.Namespace) -> int:
-    from kozyr.bots.bench import parse_levels, print_table, run_bench
+    from kozyr.bench.bots import parse_levels, print_table, run_bench
 
     try:
         levels = parse_levels(args.levels)
@@ -132,6 +67,10 @@ def run(args: argparse.Namespace) -> int:
         return run_bots(args)
     if args.target == "server":
         return server_bench.run(args)
+    if args.target == "rl":
+        from kozyr.bench import rl as rl_bench
+
+        return rl_bench.run(args)
     figures: dict[str, Any] = {
         "compiled": native.COMPILED,
         "core": core.AVAILABLE,

@@ -8,11 +8,18 @@ URL, e.g. ``postgresql+psycopg://kozyr:secret@localhost/kozyr``.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kozyr.server.config import STATIC_DIR, ServerConfig, default_db_url
+
+if TYPE_CHECKING:
+    from kozyr.server.edge.extension import Extension
+
+#: What a server without a bot token answers at the Telegram routes.
+TELEGRAM_OFF = "Telegram login is not configured on this server (no KOZYR_TELEGRAM_TOKEN)"
 
 
 def add_parser(sub: Any) -> None:
@@ -86,6 +93,27 @@ def add_options(p: argparse.ArgumentParser) -> None:
         help="multiply every move clock by this factor (tests; default 1)",
     )
     p.add_argument(
+        "--quick-wait",
+        type=float,
+        default=20.0,
+        help="quick match: seconds a waiting room waits for people before bots fill its "
+        "empty seats (default 20)",
+    )
+    p.add_argument(
+        "--ws-ping",
+        type=float,
+        default=15.0,
+        help="seconds between WebSocket pings; a client silent for as long again is "
+        "disconnected (default 15; 0 = no pings)",
+    )
+    p.add_argument(
+        "--empty-lobby-close",
+        type=float,
+        default=600.0,
+        help="seconds after which a room between games with nobody connected closes "
+        "(default 600; a room with a game in it: an hour)",
+    )
+    p.add_argument(
         "--redis",
         default=None,
         metavar="URL",
@@ -116,30 +144,47 @@ def add_options(p: argparse.ArgumentParser) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> ServerConfig:
-    # Telegram login (docs/telegram.md) is configured by KOZYR_TELEGRAM_* variables.
-    from kozyr.server.telegram_api import config_from_env
-
-    return config_from_env(
-        ServerConfig(
-            host=args.host,
-            port=args.port,
-            db_url=args.db or "",
-            static_dir=args.static,
-            bot_delay=args.bot_delay,
-            grace=args.grace,
-            bot_workers=args.bot_workers,
-            max_message=args.max_message,
-            rate=args.rate,
-            burst=args.burst,
-            passphrase_backoff=args.passphrase_backoff,
-            move_time_scale=args.move_time_scale,
-            last_call=args.last_call,
-            log_level=args.log_level,
-            redis_url=args.redis,
-            lease=args.lease,
-            listen_fd=args.fd,
-        )
+    return ServerConfig(
+        host=args.host,
+        port=args.port,
+        db_url=args.db or "",
+        static_dir=args.static,
+        bot_delay=args.bot_delay,
+        grace=args.grace,
+        bot_workers=args.bot_workers,
+        max_message=args.max_message,
+        rate=args.rate,
+        burst=args.burst,
+        passphrase_backoff=args.passphrase_backoff,
+        move_time_scale=args.move_time_scale,
+        last_call=args.last_call,
+        quick_wait=args.quick_wait,
+        ws_ping=args.ws_ping or None,
+        empty_lobby_timeout=args.empty_lobby_close,
+        log_level=args.log_level,
+        redis_url=args.redis,
+        lease=args.lease,
+        listen_fd=args.fd,
     )
+
+
+def extensions(run_bot: bool = False, poll: float = 1.0) -> list[Extension]:
+    """What the server runs with besides itself: Telegram's login routes (and
+    with ``run_bot`` its bot) when ``KOZYR_TELEGRAM_TOKEN`` is set
+    (docs/telegram.md); without a token no Telegram code is loaded and the
+    Telegram routes answer 404 ``telegram_off``."""
+    if not os.environ.get("KOZYR_TELEGRAM_TOKEN", "").strip():
+        from kozyr.server.edge.extension import Unconfigured
+
+        paths = ["/api/telegram/login", "/api/telegram/auto"]
+        return [Unconfigured(paths, "telegram_off", TELEGRAM_OFF)]
+    from kozyr.telegram.server import TelegramExtension
+    from kozyr.telegram.settings import TelegramSettings
+
+    settings = TelegramSettings.from_env()
+    settings.run_bot = run_bot
+    settings.poll = poll
+    return [TelegramExtension(settings)]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -152,10 +197,10 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        from kozyr.server.workers import supervise
+        from kozyr.server.edge.supervisor import supervise
 
         argv = sys.argv[sys.argv.index("serve") + 1 :] if "serve" in sys.argv else []
         return supervise(config_from_args(args), args.workers, argv)
-    from kozyr.server.app import serve
+    from kozyr.server.edge.run import serve
 
-    return serve(config_from_args(args))
+    return serve(config_from_args(args), extensions())

@@ -10,10 +10,11 @@ Every ``kozyr serve`` option works here too.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
-from kozyr.cli.serve import add_options, config_from_args
+from kozyr.cli.serve import add_options, config_from_args, extensions
 
 
 def add_parser(sub: Any) -> None:
@@ -43,19 +44,22 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    if args.workers > 1:
+    if args.workers > 1 and not args.redis:
         print(
-            "kozyr telegram: runs one process (the bot follows its own tables); start the "
-            "other cluster processes with kozyr serve (see docs/telegram.md)",
+            "kozyr telegram: --workers needs --redis (and a shared --db such as PostgreSQL): "
+            "the processes share rooms, and elect the one that runs the bot, through Redis "
+            "(see docs/telegram.md)",
             file=sys.stderr,
         )
         return 2
-    config = config_from_args(args)
-    if not config.telegram_token:
+    if not os.environ.get("KOZYR_TELEGRAM_TOKEN", "").strip():
         print("kozyr telegram: set KOZYR_TELEGRAM_TOKEN to the bot's token", file=sys.stderr)
         return 2
-    config.telegram_bot = True
-    config.telegram_poll = max(0.05, args.poll)
-    from kozyr.server.app import serve
+    if args.workers > 1:
+        from kozyr.server.edge.supervisor import supervise
 
-    return serve(config)
+        argv = sys.argv[sys.argv.index("telegram") + 1 :] if "telegram" in sys.argv else []
+        return supervise(config_from_args(args), args.workers, argv, command="telegram")
+    from kozyr.server.edge.run import serve
+
+    return serve(config_from_args(args), extensions(run_bot=True, poll=max(0.05, args.poll)))

@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kozyr.engine.native import warn_if_stale
+from kozyr.engine.native import built_from, changed_since_build, warn_if_stale
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState, Result
 
@@ -34,8 +34,13 @@ AVAILABLE: bool = _core is not None
 
 
 def stale_sources(here: Path | None = None) -> list[str]:
-    """C sources newer than the built core (which would run old rules)."""
+    """C sources newer than the built core (which would run old rules); in an
+    installed wheel, sources that differ from those compiled (a wheel ships no C
+    sources, so normally none: see kozyr/engine/native.py)."""
     here = here if here is not None else Path(__file__).parent
+    if built_from(here.parent) is not None:
+        names = [f"{here.name}/{p.name}" for p in sorted(here.glob("*.[ch]"))]
+        return [Path(c).name for c in changed_since_build(here.parent, names)]
     built = [p.stat().st_mtime for p in here.glob("_core.*.so")]
     if not built:
         return []

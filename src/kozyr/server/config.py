@@ -49,8 +49,16 @@ class ServerConfig:
     #: Wrong passphrases: first back-off in seconds, doubled per failure, capped.
     passphrase_backoff: float = 1.0
     passphrase_backoff_cap: float = 60.0
-    #: Rooms with nobody connected for this long are closed (seconds).
+    #: Rooms with nobody connected for this long are closed (seconds): a room
+    #: with a game in it, and one between games (lobby, or a finished game).
     idle_room_timeout: float = 3600.0
+    empty_lobby_timeout: float = 600.0
+    #: Quick match: seconds a waiting room waits for people before bots fill it.
+    quick_wait: float = 20.0
+    #: WebSocket pings: one every ``ws_ping`` seconds; a client that has not
+    #: answered ``ws_ping`` seconds later is closed (a silent client is noticed
+    #: within twice this).  None turns them off.
+    ws_ping: float | None = 15.0
     #: Cheating tables (rule 13): seconds people have in a round's last call to
     #: call out a card before they pass automatically (bots answer at once).
     last_call: float = 5.0
@@ -65,22 +73,6 @@ class ServerConfig:
     lease: float = 2.0
     #: A listening socket inherited from ``kozyr serve --workers N`` (its fd).
     listen_fd: int | None = None
-    # --- Telegram (docs/telegram.md; kozyr.server.telegram_api) -------------
-    #: The bot token: checks Mini App logins (empty: Telegram login is off).
-    telegram_token: str = ""
-    #: Derives Telegram players' tokens (empty: the bot token).
-    telegram_secret: str = ""
-    #: Launch data (initData) older than this many seconds is refused.
-    telegram_max_age: float = 86400.0
-    #: The Bot API root (requests go to {root}/bot{token}/{method}).
-    telegram_api: str = "https://api.telegram.org"
-    #: Public base URL of this server (the Mini App); empty: http://host:port.
-    public_url: str = ""
-    #: Run the bot in this process (``kozyr telegram``).
-    telegram_bot: bool = False
-    #: Seconds between the bot's looks at the tables (nudges, results, full tables).
-    telegram_poll: float = 1.0
-    # --- end of Telegram ------------------------------------------------------
 
     def __post_init__(self) -> None:
         if not self.db_url:

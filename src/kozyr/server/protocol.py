@@ -26,6 +26,9 @@ PROTOCOL_VERSION: Final = 1
 Name = str
 Token = Annotated[str, Meta(min_length=16, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 RoomCode = Annotated[str, Meta(min_length=8, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
+#: New invite codes use this alphabet: no punctuation, and none of 0/O, 1/I/L, so
+#: a code read aloud or from a screen is typed right (older codes stay valid).
+CODE_ALPHABET: Final = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 Passphrase = Annotated[str, Meta(min_length=1, max_length=64)]
 Level = Annotated[int, Meta(ge=1, le=10)]
 SeatNo = Annotated[int, Meta(ge=0, le=5)]
@@ -110,6 +113,76 @@ class Sync(_Client, tag="sync"):
     """Ask for a full resync: room state and, in a game, your view."""
 
 
+class Sit(_Client, tag="sit"):
+    """A spectator, between games: sit in a free seat (the first, or ``seat``)."""
+
+    seat: SeatNo | None = None
+
+
+class Stand(_Client, tag="stand"):
+    """A seated player, between games: stand up and watch."""
+
+
+class Kick(_Client, tag="kick"):
+    """Host, between games: send a player (``seat``) or a spectator (index in
+    the room's ``spectators``) out of the room; they cannot come back for a while."""
+
+    seat: SeatNo | None = None
+    spectator: Annotated[int, Meta(ge=0, le=999)] | None = None
+
+
+class Ready(_Client, tag="ready"):
+    """A seated player, between games: mark yourself ready (or not) for the next game."""
+
+    ready: bool
+
+
+class Rename(_Client, tag="rename"):
+    """Between games: take another display name (the rule of *Names*)."""
+
+    name: Name
+
+
+class QuickMatch(_Client, tag="quick_match"):
+    """Play strangers now: a seat in a public room of this variant and size that
+    is waiting, or a new one; empty seats fill with bots after a short wait."""
+
+    variant: Literal["podkidnoy", "perevodnoy"] = "podkidnoy"
+    seats: SeatCount = 2
+
+
+#: The quick phrases (each client shows them in its player's language).
+PHRASES: Final = (
+    "hello", "good_game", "well_played", "take_it", "hurry_up", "oops", "thanks", "good_luck",
+    "nice_move", "sorry",
+)  # fmt: skip
+Phrase = Literal[
+    "hello", "good_game", "well_played", "take_it", "hurry_up", "oops", "thanks", "good_luck",
+    "nice_move", "sorry",
+]  # fmt: skip
+#: The reactions (each a picture the client draws: an emoji).
+REACTIONS: Final = ("laugh", "wow", "cry", "angry", "clap", "think", "fire", "heart")
+Reaction = Literal["laugh", "wow", "cry", "angry", "clap", "think", "fire", "heart"]
+
+
+class Say(_Client, tag="say"):
+    """A seated player: say one of the quick phrases at the table (no free text)."""
+
+    phrase: Phrase
+
+
+class React(_Client, tag="react"):
+    """Anyone in the room (spectators too): show a reaction."""
+
+    reaction: Reaction
+
+
+class Ping(_Client, tag="ping"):
+    """The client's heartbeat: answered ``pong`` with the same ``t``."""
+
+    t: Annotated[int, Meta(ge=0, le=2**53)] | None = None
+
+
 ClientMessage = (
     Hello
     | CreateRoom
@@ -122,6 +195,15 @@ ClientMessage = (
     | Rematch
     | Leave
     | Sync
+    | Sit
+    | Stand
+    | Kick
+    | Ready
+    | Rename
+    | QuickMatch
+    | Say
+    | React
+    | Ping
 )
 _CLIENT_CLASSES = (
     Hello,
@@ -135,6 +217,15 @@ _CLIENT_CLASSES = (
     Rematch,
     Leave,
     Sync,
+    Sit,
+    Stand,
+    Kick,
+    Ready,
+    Rename,
+    QuickMatch,
+    Say,
+    React,
+    Ping,
 )
 CLIENT_TYPES: Final = frozenset(str(c.__struct_config__.tag) for c in _CLIENT_CLASSES)
 
@@ -165,6 +256,11 @@ class SeatInfo(Struct, kw_only=True):
     #: A human whose moves a bot is making (disconnected past the grace period).
     away: bool
     host: bool
+    #: Between games: the player marked themselves ready for the next game.
+    ready: bool = False
+    #: The name of a player who left during a game: the seat is kept for them
+    #: (a bot plays it meanwhile) until the next game starts.
+    reserved_for: str | None = None
 
 
 class RoomInfo(Struct, kw_only=True):
@@ -182,6 +278,12 @@ class RoomInfo(Struct, kw_only=True):
     spectators: list[str]
     game: int
     version: int
+    #: People connected now (seated and watching).
+    connected: int = 0
+    #: When the last connected person went (Unix ms); None while someone is here.
+    empty_since: int | None = None
+    #: A quick-match room: when it starts with bots in the empty seats (Unix ms).
+    quick_start: int | None = None
 
 
 class You(Struct, kw_only=True):
@@ -259,9 +361,49 @@ class Error(_Server, tag="error"):
 
 class Left(_Server, tag="left"):
     room: str
+    #: "left" (you asked) or "kicked" (the host sent you out).
+    reason: Literal["left", "kicked"] = "left"
 
 
-ServerMessage = Welcome | RoomState | GameFrame | Event | GameOver | Error | Left
+class Said(_Server, tag="said"):
+    """A quick phrase said at the table."""
+
+    seat: int
+    name: str
+    phrase: str
+
+
+class Reacted(_Server, tag="reacted"):
+    """A reaction: from a seat, or from a spectator (``seat`` None)."""
+
+    seat: int | None
+    name: str
+    reaction: str
+
+
+class Pong(_Server, tag="pong"):
+    t: int | None = None
+
+
+class Renamed(_Server, tag="renamed"):
+    """Your new name (``rename``), as cleaned by the rule of *Names*."""
+
+    name: str
+
+
+ServerMessage = (
+    Welcome
+    | RoomState
+    | GameFrame
+    | Event
+    | GameOver
+    | Error
+    | Left
+    | Said
+    | Reacted
+    | Pong
+    | Renamed
+)
 
 
 # ------------------------------------------------------------------ codes
@@ -294,6 +436,8 @@ class Code:
     ILLEGAL_MOVE = "illegal_move"
     RATE_LIMITED = "rate_limited"
     REPLACED = "replaced"
+    #: The host sent you out of this room; ``retry_after`` says when you may come back.
+    KICKED = "kicked"
     #: Cluster: the room's server cannot be reached right now (it may be moving
     #: to another process); send the same message again after ``retry_after``.
     UNAVAILABLE = "unavailable"

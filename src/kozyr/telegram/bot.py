@@ -14,19 +14,28 @@ Every Bot API call goes through :class:`Retry`: a 429 waits ``retry_after`` and
 tries again, a connection error or a 5xx retries with back-off, so a reply is
 not lost while the Bot API is unreachable for a while.
 
-A watcher looks at the tables every ``--poll`` seconds: it starts a bot-made
-table when every seat is taken, edits a group's table message when its seats
-change, posts each finished game's result in the group, and sends "your turn"
-nudges (one per absence: a player who does not come back is not reminded again
-until they have been back at the table).
+It follows the rooms' events (the server's event stream: every room of a
+cluster, wherever its owner is): it starts a bot-made table when every seat is
+taken, edits a group's table message when its seats change, posts each finished
+game's result in the group, and sends "your turn" nudges (one per absence: a
+player who does not come back is not reminded again until they have been back
+at the table).  Everything it does in a room goes through the hub
+(``Hub.act``: the room's own checks, where the room lives), and its tables are
+in the database (:mod:`.tables`).
+
+In a cluster exactly one process runs the bot (:mod:`.server` holds the role
+through the server's election); a Telegram update is handled once, even when
+the bot moves to another process before Telegram heard the update was read
+(``Coordinator.first_time``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
 from html import escape
+from typing import Any
 
 from aiogram import Bot, Dispatcher, F, Router
 from aiogram.client.default import DefaultBotProperties
@@ -59,22 +68,38 @@ from aiogram.types import (
     InputTextMessageContent,
     MenuButtonWebApp,
     Message,
+    TelegramObject,
+    Update,
     User,
     WebAppInfo,
 )
 
-from kozyr.server import logging as log
 from kozyr.server import protocol as p
-from kozyr.server.lobby import Hub
-from kozyr.server.rooms import Player, Room
-from kozyr.server.telegram_api import bind_user, secret_of, set_nudges, user_by_player
+from kozyr.server.tables.lobby import Hub
+from kozyr.server.tables.rooms import Player
+from kozyr.server.telemetry import log
 
+from . import tables
 from .identity import bot_language, telegram_player_key
 from .initdata import TelegramUser
+from .login import bind_user, set_nudges, user_by_player
+from .settings import TelegramSettings
+from .tables import Table
 from .texts import TEXTS, text
 
 #: Seats of a table when /durak names none.
 DEFAULT_SEATS = 4
+#: How long an update's id is remembered as handled (Telegram keeps unread
+#: updates for a day).
+UPDATE_TTL = 86400.0
+#: The answers of ``Hub.act`` and the text each shows a person.
+SEAT_ANSWERS = {
+    "seated": "seated",
+    "already_seated": "already_seated",
+    "not_lobby": "table_started",
+    "full": "table_full",
+    "playing": "busy",
+}
 
 
 class Retry(BaseRequestMiddleware):
@@ -113,45 +138,31 @@ class Retry(BaseRequestMiddleware):
         raise AssertionError("unreachable")  # pragma: no cover
 
 
-@dataclass
-class Table:
-    """A table the bot opened: in a group (its message is kept up to date and
-    results are posted there) or for one person (an invite in their chat)."""
-
-    chat_id: int
-    lang: str
-    group: bool
-    message_id: int | None = None
-    last_text: str = ""
-    posted: set[int] = field(default_factory=set)
-
-
 def tg_user(user: User) -> TelegramUser:
     return TelegramUser(user.id, user.first_name, user.last_name, user.username, user.language_code)
 
 
 class KozyrBot:
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Hub, settings: TelegramSettings) -> None:
         config = hub.config
         self.hub = hub
-        self.public = config.public_url or f"http://{config.host}:{config.port}"
-        self.poll = config.telegram_poll
-        session = AiohttpSession(api=TelegramAPIServer.from_base(config.telegram_api))
+        self.settings = settings
+        self.public = settings.public_url or f"http://{config.host}:{config.port}"
+        self.poll = settings.poll
+        session = AiohttpSession(api=TelegramAPIServer.from_base(settings.api))
         session.middleware(Retry())
         self.bot = Bot(
-            config.telegram_token,
+            settings.token,
             session=session,
             default=DefaultBotProperties(parse_mode=ParseMode.HTML),
         )
         self.dp = Dispatcher()
+        self.dp.update.outer_middleware(self._once)
         self.dp.include_router(self._router())
         self.username = ""
         self.tables: dict[str, Table] = {}
         #: Players nudged and not yet back at a table (player keys).
         self.nudged: set[str] = set()
-        #: Per room, the game version whose turn was last looked at (for nudges):
-        #: versions never repeat within a room, so one turn is looked at once.
-        self._looked: dict[str, int] = {}
         self._task: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------ running
@@ -168,9 +179,10 @@ class KozyrBot:
 
     async def _run(self) -> None:
         delay = 1.0
-        while True:  # the Bot API may be down when the server starts
+        while True:  # the Bot API (or the database) may be down when the server starts
             try:
                 await self._setup()
+                self.tables = await tables.load_all(self.hub)
                 break
             except Exception as exc:
                 log.warning("telegram_setup_failed", error=repr(exc), wait=delay)
@@ -183,6 +195,21 @@ class KozyrBot:
             )
         finally:
             watcher.cancel()
+
+    async def _once(
+        self,
+        handler: Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]],
+        event: TelegramObject,
+        data: dict[str, Any],
+    ) -> Any:
+        """Handle each update once, across the processes that may run the bot:
+        one that took over gets again the updates Telegram had not heard were read."""
+        if isinstance(event, Update):
+            if not await self.hub.coord.first_time(f"tg:update:{event.update_id}", UPDATE_TTL):
+                log.event("telegram_update_skipped", update=event.update_id)
+                return None
+            log.event("telegram_update", update=event.update_id)
+        return await handler(event, data)
 
     async def _setup(self) -> None:
         me = await self.bot.get_me()
@@ -234,7 +261,7 @@ class KozyrBot:
 
     async def _bind(self, user: User | None) -> tuple[Player, str]:
         assert user is not None
-        pl, _token, row = await bind_user(self.hub, tg_user(user))
+        pl, _token, row = await bind_user(self.hub, self.settings, tg_user(user))
         return pl, str(row["lang"])
 
     async def on_start(self, message: Message, command: CommandObject) -> None:
@@ -246,8 +273,7 @@ class KozyrBot:
             await self._ask_seats(chat, lang)
             return
         if arg:
-            room = self.hub.rooms.get(arg)
-            if room is None:
+            if await self.hub.room_info(arg) is None:
                 await self.bot.send_message(chat, text(lang, "no_room"))
                 return
             button = (
@@ -299,35 +325,43 @@ class KozyrBot:
     async def on_seats_button(self, query: CallbackQuery) -> None:
         seats = _seats(str(query.data)[4:])
         pl, lang = await self._bind(query.from_user)
-        room = await self._open(pl, seats)
-        if room is None:
+        code = await self._open(pl, seats)
+        if code is None:
             await query.answer(text(lang, "busy"), show_alert=True)
             return
         await query.answer()
         chat = query.from_user.id
-        self.tables[room.code] = Table(chat_id=chat, lang=lang, group=False)
+        table = self.tables[code] = Table(code, chat_id=chat, lang=lang, group=False)
+        await tables.add(self.hub, table)
         markup = InlineKeyboardMarkup(
             inline_keyboard=[
-                [self._button_web(text(lang, "open_room"), self.room_url(room.code))],
-                [
-                    InlineKeyboardButton(
-                        text=text(lang, "share_invite"), switch_inline_query=room.code
-                    )
-                ],
+                [self._button_web(text(lang, "open_room"), self.room_url(code))],
+                [InlineKeyboardButton(text=text(lang, "share_invite"), switch_inline_query=code)],
             ]
         )
-        link = self.deep_link(room.code)
+        link = self.deep_link(code)
         await self.bot.send_message(
             chat, text(lang, "room_ready", n=seats, link=escape(link)), reply_markup=markup
         )
-        log.event("telegram_room", room=room.code, seats=seats, group=False)
+        log.event("telegram_room", room=code, seats=seats, group=False)
 
-    async def _open(self, pl: Player, seats: int) -> Room | None:
-        """A new private table hosted by ``pl`` (None while they play elsewhere)."""
-        if not _leave_for_new_table(pl):
+    async def _leave_others(self, pl: Player, keep: str | None = None) -> bool:
+        """``pl`` leaves the room they are in (anywhere in a cluster) for another
+        table; False (and they stay) while they play a game there."""
+        old = await self.hub.room_of(pl.key)
+        if old is None or old == keep:
+            return True
+        answer = await self.hub.act(old, pl.key, pl.name, "leave")
+        return answer != "playing"
+
+    async def _open(self, pl: Player, seats: int) -> str | None:
+        """A new private table hosted by ``pl``, its code (None while they play
+        elsewhere)."""
+        if not await self._leave_others(pl):
             return None
         msg = p.CreateRoom(seats=seats, move_time=30, visibility="private", bot_level=3)
-        return await self.hub.create_room(pl, msg, self.public)
+        room = await self.hub.create_room(pl, msg, self.public)
+        return room.code
 
     async def on_durak(self, message: Message, command: CommandObject) -> None:
         pl, lang = await self._bind(message.from_user)
@@ -336,68 +370,70 @@ class KozyrBot:
             await self.bot.send_message(message.chat.id, text(lang, "group_only"))
             await self._ask_seats(message.chat.id, lang)
             return
-        room = await self._open(pl, seats)
-        if room is None:
+        code = await self._open(pl, seats)
+        if code is None:
             await self.bot.send_message(message.chat.id, text(lang, "busy"))
             return
-        table = self.tables[room.code] = Table(chat_id=message.chat.id, lang=lang, group=True)
-        body, markup = self._render(room, table)
+        table = Table(code, chat_id=message.chat.id, lang=lang, group=True)
+        info = await self.hub.room_info(code)
+        assert info is not None  # made here, just now
+        body, markup = self._render(info, table)
         sent = await self.bot.send_message(message.chat.id, body, reply_markup=markup)
         table.message_id, table.last_text = sent.message_id, body
-        log.event("telegram_room", room=room.code, seats=seats, group=True)
+        self.tables[code] = table
+        await tables.add(self.hub, table)
+        log.event("telegram_room", room=code, seats=seats, group=True)
 
     async def on_join_button(self, query: CallbackQuery) -> None:
         code = str(query.data)[2:]
-        room = self.hub.rooms.get(code)
         pl, lang = await self._bind(query.from_user)
         table = self.tables.get(code)
         lang = table.lang if table else lang
-        if room is None or room.closed:
+        answer: str | None = None
+        try:
+            if await self.hub.room_info(code) is not None:
+                if await self._leave_others(pl, keep=code):
+                    answer = await self.hub.act(code, pl.key, pl.name, "seat")
+                else:
+                    answer = "playing"
+        except p.ProtocolError as exc:  # the room's process did not answer
+            await query.answer(exc.message, show_alert=True)
+            return
+        if answer is None:
             await query.answer(text(lang, "no_room"), show_alert=True)
             return
-        answer = self._seat(pl, room, lang)
-        await query.answer(answer, show_alert=False)
-        await self._start_if_full(room)
+        await query.answer(text(lang, SEAT_ANSWERS.get(answer, "busy")), show_alert=False)
+        await self._start_if_full(code)
         await self._refresh(code)
-
-    def _seat(self, pl: Player, room: Room, lang: str) -> str:
-        """Seat ``pl`` at ``room``; the answer to show them."""
-        if room.seat_of(pl) is not None:
-            return text(lang, "already_seated")
-        if room.state != "lobby":
-            return text(lang, "table_started")
-        if all(s.player is not None or s.bot is not None for s in room.seats):
-            return text(lang, "table_full")
-        if not _leave_for_new_table(pl):
-            return text(lang, "busy")
-        room.add_player(pl, None)
-        return text(lang, "seated")
 
     async def on_start_button(self, query: CallbackQuery) -> None:
         code = str(query.data)[2:]
-        room = self.hub.rooms.get(code)
         table = self.tables.get(code)
         lang = table.lang if table else bot_language(query.from_user.language_code)
-        if room is None or room.closed:
+        info = await self.hub.room_info(code)
+        if info is None:
             await query.answer(text(lang, "no_room"), show_alert=True)
             return
-        key = telegram_player_key(secret_of(self.hub.config), query.from_user.id)
-        host = room.host
-        if host is None or host.key != key:
-            name = escape(host.name) if host else "?"
-            await query.answer(text(lang, "only_host", host=name), show_alert=True)
-            return
-        if room.state != "lobby":
-            await query.answer(text(lang, "table_started"))
-            return
+        key = telegram_player_key(self.settings.player_secret, query.from_user.id)
+        name = query.from_user.first_name or "player"
         try:
-            await room.start(host)
-        except p.ProtocolError as exc:  # e.g. a start that raced this one
-            log.warning("telegram_start_failed", room=code, error=exc.message)
+            answer = await self.hub.act(code, key, name, "start")
+        except p.ProtocolError as exc:
             await query.answer(exc.message, show_alert=True)
             return
-        await query.answer()
-        await self._refresh(code)
+        if answer is None:
+            await query.answer(text(lang, "no_room"), show_alert=True)
+        elif answer == "not_host":
+            host = escape(info.get("host_name") or "?")
+            await query.answer(text(lang, "only_host", host=host), show_alert=True)
+        elif answer == "not_lobby":
+            await query.answer(text(lang, "table_started"))
+        elif answer.startswith("refused:"):  # e.g. a start that raced this one
+            log.warning("telegram_start_failed", room=code, error=answer[8:])
+            await query.answer(answer[8:], show_alert=True)
+        else:
+            await query.answer()
+            await self._refresh(code)
 
     async def on_nudges(self, message: Message, command: CommandObject) -> None:
         pl, lang = await self._bind(message.from_user)
@@ -420,63 +456,60 @@ class KozyrBot:
         """Typing the bot's name in any chat: "invite to a table" (the user's
         own table, or the one named by the share button's code)."""
         lang = bot_language(query.from_user.language_code)
-        key = telegram_player_key(secret_of(self.hub.config), query.from_user.id)
+        key = telegram_player_key(self.settings.player_secret, query.from_user.id)
         wanted = query.query.strip()
-        room = self.hub.rooms.get(wanted) if wanted else None
-        if room is None:
-            pl = self.hub.players.get(key)
-            room = pl.room if pl is not None else None
-        if room is None or room.closed or room.state != "lobby":
+        info = await self.hub.room_info(wanted) if wanted else None
+        if info is None:
+            mine = await self.hub.room_of(key)
+            info = await self.hub.room_info(mine) if mine else None
+        if info is None or info["state"] != "lobby":
             button = InlineQueryResultsButton(
                 text=text(lang, "inline_create"), start_parameter="new"
             )
             await query.answer([], cache_time=0, is_personal=True, button=button)
             return
-        host = escape(room.host.name) if room.host else ""
-        free = sum(1 for s in room.seats if s.player is None and s.bot is None)
+        code, seats = str(info["code"]), info["seats"]
+        host = escape(info.get("host_name") or "")
+        free = sum(1 for s in seats if s["name"] is None and s["bot"] is None)
         article = InlineQueryResultArticle(
-            id=room.code,
+            id=code,
             title=text(lang, "inline_title"),
-            description=text(lang, "inline_desc", n=len(room.seats), free=free),
+            description=text(lang, "inline_desc", n=len(seats), free=free),
             input_message_content=InputTextMessageContent(
-                message_text=text(lang, "invite_text", name=host, n=len(room.seats)),
+                message_text=text(lang, "invite_text", name=host, n=len(seats)),
                 parse_mode=ParseMode.HTML,
             ),
             reply_markup=InlineKeyboardMarkup(
                 inline_keyboard=[
-                    [InlineKeyboardButton(text=text(lang, "join"), url=self.deep_link(room.code))]
+                    [InlineKeyboardButton(text=text(lang, "join"), url=self.deep_link(code))]
                 ]
             ),
         )
         await query.answer([article], cache_time=0, is_personal=True)
 
     # ------------------------------------------------------------ group tables
-    def _render(self, room: Room, table: Table) -> tuple[str, InlineKeyboardMarkup]:
-        lang = table.lang
+    def _render(self, info: dict[str, Any], table: Table) -> tuple[str, InlineKeyboardMarkup]:
+        lang, code = table.lang, str(info["code"])
         lines = []
-        for s in room.seats:
-            if s.player is not None:
-                name = escape(s.player.name)
-            elif s.bot is not None:
+        for s in info["seats"]:
+            if s["human"]:
+                name = escape(s["name"] or "")
+            elif s["bot"] is not None:
                 name = text(lang, "bot_seat")
             else:
                 name = "— " + text(lang, "free_seat")
-            lines.append(f"{s.index + 1}. {name}")
+            lines.append(f"{s['seat'] + 1}. {name}")
         seats = "\n".join(lines)
         open_button = [
-            InlineKeyboardButton(text=text(lang, "open_table"), url=self.deep_link(room.code))
+            InlineKeyboardButton(text=text(lang, "open_table"), url=self.deep_link(code))
         ]
-        if room.state == "lobby":
-            host = escape(room.host.name) if room.host else ""
-            body = text(lang, "table_lobby", host=host, n=len(room.seats), seats=seats)
+        if info["state"] == "lobby":
+            host = escape(info.get("host_name") or "")
+            body = text(lang, "table_lobby", host=host, n=len(info["seats"]), seats=seats)
             rows = [
                 [
-                    InlineKeyboardButton(
-                        text=text(lang, "take_seat"), callback_data=f"j:{room.code}"
-                    ),
-                    InlineKeyboardButton(
-                        text=text(lang, "start_bots"), callback_data=f"s:{room.code}"
-                    ),
+                    InlineKeyboardButton(text=text(lang, "take_seat"), callback_data=f"j:{code}"),
+                    InlineKeyboardButton(text=text(lang, "start_bots"), callback_data=f"s:{code}"),
                 ],
                 open_button,
             ]
@@ -485,127 +518,125 @@ class KozyrBot:
             rows = [open_button]
         return body, InlineKeyboardMarkup(inline_keyboard=rows)
 
-    async def _refresh(self, code: str) -> None:
-        """Bring a group's table message up to date (only when it changed)."""
+    async def _refresh(self, code: str, closed: bool = False) -> None:
+        """Bring a group's table message up to date (only when it changed); a
+        closed room's table is forgotten."""
         table = self.tables.get(code)
-        room = self.hub.rooms.get(code)
-        if table is None or not table.group or table.message_id is None:
+        if table is None:
             return
-        if room is None or room.closed:
-            body, markup = text(table.lang, "table_closed"), None
-        else:
-            body, markup = self._render(room, table)
-        if body == table.last_text:
+        info = None if closed else await self.hub.room_info(code)
+        if table.group and table.message_id is not None:
+            if info is None:
+                body, markup = text(table.lang, "table_closed"), None
+            else:
+                body, markup = self._render(info, table)
+            if body != table.last_text:
+                table.last_text = body
+                try:
+                    await self.bot.edit_message_text(
+                        text=body, chat_id=table.chat_id, message_id=table.message_id,
+                        reply_markup=markup,
+                    )  # fmt: skip
+                except TelegramBadRequest as exc:  # e.g. the message was deleted
+                    log.warning("telegram_edit_failed", room=code, error=str(exc))
+                await tables.save_message(self.hub, table)
+        if info is None:
+            del self.tables[code]
+            await tables.remove(self.hub, code)
+
+    async def _start_if_full(self, code: str) -> None:
+        """A bot-made table starts when every seat has a person (for its host)."""
+        if code not in self.tables:
             return
-        table.last_text = body
         try:
-            await self.bot.edit_message_text(
-                text=body, chat_id=table.chat_id, message_id=table.message_id, reply_markup=markup
-            )
-        except TelegramBadRequest as exc:  # e.g. the message was deleted
-            log.warning("telegram_edit_failed", room=code, error=str(exc))
-
-    async def _start_if_full(self, room: Room) -> None:
-        if room.state != "lobby" or room.host is None or room.closed:
+            answer = await self.hub.act(code, "", "", "start_if_full")
+        except p.ProtocolError as exc:
+            log.warning("telegram_start_failed", room=code, error=exc.message)
             return
-        if all(s.player is not None for s in room.seats):
-            try:
-                await room.start(room.host)
-            except p.ProtocolError as exc:
-                log.warning("telegram_start_failed", room=room.code, error=exc.message)
+        if answer is not None and answer.startswith("refused:"):
+            log.warning("telegram_start_failed", room=code, error=answer[8:])
 
-    async def _post_result(self, room: Room, table: Table) -> None:
-        g = room.game
-        if g is None or g.result is None or room.game_no in table.posted:
+    async def _post_result(self, code: str, game: int, host: str | None) -> None:
+        """The result of ``game`` in its group, once (claimed in the database first)."""
+        table = self.tables.get(code)
+        if table is None or not table.group or game <= table.posted_game:
             return
-        table.posted.add(room.game_no)
-        res = g.result
+        done = await tables.finished_game(self.hub, code, game)
+        if done is None or not await tables.claim_post(self.hub, code, game):
+            return
+        table.posted_game = game
         lang = table.lang
-        host = escape(room.host.name) if room.host else ""
-        if res.durak is None:
-            body = text(lang, "result_draw", host=host)
+        host_name = escape(host or "")
+        if done.durak is None:
+            body = text(lang, "result_draw", host=host_name)
         else:
-            seat = room.seats[res.durak]
-            name = escape(seat.player.name) if seat.player else text(lang, "bot_seat")
-            key = "result_pogony" if res.pogony else "result_durak"
-            body = text(lang, key, host=host, name=name)
+            name = escape(done.durak_name) if done.durak_name else text(lang, "bot_seat")
+            key = "result_pogony" if done.pogony else "result_durak"
+            body = text(lang, key, host=host_name, name=name)
         await self.bot.send_message(table.chat_id, body)
-        log.event("telegram_result", room=room.code, game=room.game_no, durak=res.durak)
+        log.event("telegram_result", room=code, game=game, durak=done.durak)
 
     # ------------------------------------------------------------ the watcher
     async def _watch(self) -> None:
+        """Bring every table up to date once (a game may have ended while no
+        process ran the bot), then follow the rooms' events."""
+        for code in list(self.tables):
+            await self._catch_up(code)
         while True:
             try:
-                await self._look()
+                events = await self.hub.coord.read_events("telegram", self.poll)
+                for event in events:
+                    await self._on_event(event)
+            except asyncio.CancelledError:
+                raise
             except Exception as exc:
                 log.error("telegram_watch_failed", error=repr(exc))
-            await asyncio.sleep(self.poll)
+                await asyncio.sleep(self.poll)
 
-    async def _look(self) -> None:
-        for code, table in list(self.tables.items()):
-            room = self.hub.rooms.get(code)
-            if room is None or room.closed:
-                await self._refresh(code)
-                del self.tables[code]
-                continue
-            await self._start_if_full(room)
-            if table.group:
-                await self._refresh(code)
-                if room.state == "over":
-                    await self._post_result(room, table)
-        await self._nudges()
+    async def _catch_up(self, code: str) -> None:
+        info = await self.hub.room_info(code)
+        await self._refresh(code)
+        if info is not None and info["state"] == "over":
+            await self._post_result(code, int(info["game"]), info.get("host_name"))
 
-    async def _nudges(self) -> None:
-        for key in list(self.nudged):
-            pl = self.hub.players.get(key)
-            if pl is None or pl.connected:
-                self.nudged.discard(key)  # back at a table: the next absence may be nudged
-        for code in self._looked.keys() - self.hub.rooms.keys():
-            del self._looked[code]
-        for room in list(self.hub.rooms.values()):
-            g = room.game
-            if room.state != "playing" or not room.move_time or g is None or g.over:
-                continue
-            if g.to_move is None:
-                continue
-            pl = room.seats[g.to_move].player
-            if pl is None or pl.connected or pl.key in self.nudged:
-                continue
-            if self._looked.get(room.code) == g.version:
-                continue
-            self._looked[room.code] = g.version
-            row = await user_by_player(self.hub, pl.key)
-            if row is None or not row["nudges"]:
-                continue
-            self.nudged.add(pl.key)
-            await self._nudge(room, pl, int(row["tg_id"]), str(row["lang"]))
+    async def _on_event(self, event: dict[str, Any]) -> None:
+        kind = event.get("kind")
+        if kind == "room":
+            code = str(event["room"])
+            if code in self.tables:
+                if not event.get("closed"):
+                    await self._start_if_full(code)
+                await self._refresh(code, bool(event.get("closed")))
+        elif kind == "over":
+            await self._post_result(str(event["room"]), int(event["game"]), event.get("host"))
+        elif kind == "waiting":
+            await self._nudge(event)
+        elif kind == "back":
+            self.nudged.discard(str(event["player"]))  # the next absence may be nudged
 
-    async def _nudge(self, room: Room, pl: Player, chat: int, lang: str) -> None:
-        others = [s.player.name for s in room.seats if s.player is not None and s.player is not pl]
-        names = ", ".join(escape(n) for n in others) or text(lang, "bot_seat")
+    async def _nudge(self, event: dict[str, Any]) -> None:
+        """A turn waits for a person who is not at the table: remind them once
+        (until they have been back), if they want reminders."""
+        key = str(event["player"])
+        if key in self.nudged:
+            return
+        row = await user_by_player(self.hub, key)
+        if row is None or not row["nudges"]:
+            return
+        self.nudged.add(key)
+        chat, lang, code = int(row["tg_id"]), str(row["lang"]), str(event["room"])
+        names = ", ".join(escape(n) for n in event.get("others") or []) or text(lang, "bot_seat")
         markup = InlineKeyboardMarkup(
             inline_keyboard=[
-                [self._button_web(text(lang, "back_to_table"), self.room_url(room.code))],
+                [self._button_web(text(lang, "back_to_table"), self.room_url(code))],
                 [InlineKeyboardButton(text=text(lang, "nudges_stop"), callback_data="n:off")],
             ]
         )
         try:
             await self.bot.send_message(chat, text(lang, "nudge", names=names), reply_markup=markup)
-            log.event("telegram_nudge", room=room.code, player=pl.name)
+            log.event("telegram_nudge", room=code, player=event.get("name"))
         except TelegramAPIError as exc:  # the user never started the bot, or blocked it
-            log.warning("telegram_nudge_failed", room=room.code, error=str(exc))
-
-
-def _leave_for_new_table(pl: Player) -> bool:
-    """``pl`` leaves their room for another table; False (and they stay) while
-    they play a game there."""
-    old = pl.room
-    if old is None:
-        return True
-    if old.state == "playing" and old.seat_of(pl) is not None:
-        return False
-    old.remove_player(pl)
-    return True
+            log.warning("telegram_nudge_failed", room=code, error=str(exc))
 
 
 def _seats(arg: str) -> int:
@@ -616,9 +647,10 @@ def _seats(arg: str) -> int:
     return n if 2 <= n <= 6 else DEFAULT_SEATS
 
 
-async def start_bot(hub: Hub) -> KozyrBot:
-    """Start the bot in the running loop (the server's lifespan calls this)."""
-    bot = KozyrBot(hub)
+async def start_bot(hub: Hub, settings: TelegramSettings) -> KozyrBot:
+    """Start the bot in the running loop (:mod:`.server` calls this when the
+    server has started)."""
+    bot = KozyrBot(hub, settings)
     bot.start()
     return bot
 

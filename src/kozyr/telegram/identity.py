@@ -17,8 +17,8 @@ import hashlib
 import hmac
 import unicodedata
 
-from kozyr.server.lobby import check_name, player_key
 from kozyr.server.protocol import ProtocolError
+from kozyr.server.tables.lobby import check_name, player_key
 
 
 def player_token(secret: str, telegram_id: int) -> str:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import secrets
@@ -42,17 +43,25 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from .. import logging as log
 from .. import protocol as p
-from ..connection import Connection
-from ..ports import Coordinator, Peer
-from ..store import Fence, Fenced
-from .remote import Item, Outbox, RemoteConn, decode_batch, encode_batch, node_channel
+from ..storage.store import Fence, Fenced
+from ..tables.lobby import listed
+from ..tables.ports import Coordinator, Peer
+from ..telemetry import log
+from .remote import (
+    InboxSender,
+    Item,
+    Outbox,
+    RemoteConn,
+    decode_batch,
+    encode_batch,
+    node_channel,
+)
 from .throttle import RedisPassphraseThrottle
 
 if TYPE_CHECKING:
-    from ..lobby import Hub
-    from ..rooms import Room
+    from ..tables.lobby import Hub
+    from ..tables.rooms import Room
 
 #: For every lease in KEYS (our value for KEYS[i] is ARGV[i + 1], the lease's
 #: length ARGV[1]): renew it (1), take it again if Redis lost it (2), or report
@@ -96,11 +105,38 @@ redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1
 """
 
+#: Hold role KEYS[1] for node ARGV[1] for ARGV[2] ms: renew it if it is ours,
+#: take it if nobody holds it; 1 if ours now, 0 if another process holds it.
+_ELECT = """
+local v = redis.call('GET', KEYS[1])
+if v == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+if not v then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+return 0
+"""
+
 INFO_KEY = "kz:info"
+#: Room events of every process, for the program that follows them (one stream).
+EVENTS_KEY = "kz:events"
+#: How long a process waits for the owner's answer to an action for a person.
+ACT_TIMEOUT = 5.0
 
 
 def lease_key(code: str) -> str:
     return f"kz:lease:{code}"
+
+
+def _text(value: bytes | str) -> str:
+    """A Redis reply as text (the client answers bytes)."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def quick_key(kind: str) -> str:
+    """The code of the quick-match room of ``kind`` waiting for people."""
+    return f"kz:quick:{kind}"
+
+
+def role_key(role: str) -> str:
+    return f"kz:role:{role}"
 
 
 def inbox_key(code: str) -> str:
@@ -134,9 +170,10 @@ class Owned:
 
 
 class ClusterNode(Coordinator):
-    """The :class:`~kozyr.server.ports.Coordinator` of a process in a cluster."""
+    """The :class:`~kozyr.server.tables.ports.Coordinator` of a process in a cluster."""
 
     def __init__(self, hub: Hub, url: str, lease: float = 2.0) -> None:
+        super().__init__()
         self.hub = hub
         self.node: str = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(2)}"
         self.lease = lease
@@ -159,6 +196,12 @@ class ClusterNode(Coordinator):
         self._renew = self.redis.register_script(_RENEW)
         self._swap = self.redis.register_script(_SWAP)
         self._send = self.redis.register_script(_SEND)
+        self._elect = self.redis.register_script(_ELECT)
+        #: Roles this process holds (``elect``), released when it stops.
+        self.roles: set[str] = set()
+        #: Each event reader's position in the stream (also kept in Redis).
+        self._event_pos: dict[str, str] = {}
+        self._replies = itertools.count(1)
         self.owned: dict[str, Owned] = {}
         #: Sockets of other processes, by (node, their id).
         self.remotes: dict[tuple[str, int], RemoteConn] = {}
@@ -167,9 +210,14 @@ class ClusterNode(Coordinator):
         #: Local sockets by id (frames from other processes name them by id).
         self.local: dict[int, Peer] = {}
         self.owners_seen: dict[str, str] = {}
+        #: Per room, the highest fencing token of a frame delivered to a local
+        #: socket: frames with a lower one come from a former owner.
+        self.epochs: dict[str, int] = {}
         self.missing_since: dict[str, float] = {}
         self.broken: set[str] = set()
         self.outbox = Outbox(self._publish)
+        self.inbox_out = InboxSender(self._append_entries)
+        self.events_out = InboxSender(self._add_events)
         self._dirty: set[str] = set()
         self._tasks: list[asyncio.Task[None]] = []
         self._warned: dict[str, float] = {}
@@ -190,6 +238,8 @@ class ClusterNode(Coordinator):
                 self._warn("cluster_redis_unreachable", error=repr(exc))
                 await asyncio.sleep(0.5)
         self.outbox.start()
+        self.inbox_out.start()
+        self.events_out.start()
         self._install_throttle()
         loop = asyncio.get_running_loop()
         for coro, name in (
@@ -207,6 +257,8 @@ class ClusterNode(Coordinator):
         for task in self._tasks:
             task.cancel()
         self.outbox.stop()
+        self.inbox_out.stop()
+        self.events_out.stop()
         for o in self.owned.values():
             if o.worker is not None:
                 o.worker.cancel()
@@ -214,6 +266,8 @@ class ClusterNode(Coordinator):
             async with self.redis.pipeline(transaction=False) as pipe:
                 for code, o in self.owned.items():
                     await self._swap(keys=[lease_key(code)], args=[o.value, "", 0], client=pipe)
+                for role in self.roles:
+                    await self._swap(keys=[role_key(role)], args=[self.node, "", 0], client=pipe)
                 await pipe.execute()
         except RedisError as exc:
             log.warning("cluster_release_failed", error=repr(exc))
@@ -307,7 +361,9 @@ class ClusterNode(Coordinator):
         data = msgspec.json.encode(msg).decode()
         try:
             await self._entry_out(code, "msg", conn, m=data)
-        except RedisError:
+        except RedisError as exc:
+            self.hub.metrics.unavailable += 1
+            self._warn("cluster_route_failed", room=code, error=repr(exc))
             raise p.ProtocolError(
                 p.Code.UNAVAILABLE,
                 "the room's server cannot be reached just now; send it again shortly",
@@ -366,9 +422,11 @@ class ClusterNode(Coordinator):
         except RedisError:
             return local
         out = []
+        now = time.time()
         for raw in every.values():
             info = json.loads(raw)
-            if info.get("visibility") == "public" and info.get("state") == "lobby":
+            waiting = info.get("visibility") == "public" and info.get("state") == "lobby"
+            if waiting and listed(info, now):
                 out.append(info)
         return out
 
@@ -378,6 +436,119 @@ class ClusterNode(Coordinator):
         except RedisError:
             return None
         return None if raw is None else dict(json.loads(raw))
+
+    # ------------------------------------------------------------ quick match
+    async def quick_find(self, kind: str) -> str | None:
+        value = await self.redis.get(quick_key(kind))
+        return None if value is None else _text(value)
+
+    async def quick_offer(self, kind: str, code: str) -> str:
+        # The waiting room of a kind is whoever set it first; a crashed owner's
+        # entry expires (a waiting room lasts --quick-wait seconds anyway).
+        ttl = int(max(60.0, self.hub.config.quick_wait * 3) * 1000)
+        if await self.redis.set(quick_key(kind), code, nx=True, px=ttl):
+            return code
+        return await self.quick_find(kind) or code
+
+    def quick_done(self, kind: str, code: str) -> None:
+        async def drop() -> None:
+            try:
+                await self._swap(keys=[quick_key(kind)], args=[code, "", 0])
+            except RedisError as exc:
+                self._warn("cluster_quick_failed", error=repr(exc))
+
+        self.hub.tasks.spawn(drop(), "quick-done")
+
+    # ------------------------------------------------------------ for programs
+    async def elect(self, role: str) -> bool:
+        try:
+            mine = bool(await self._elect(keys=[role_key(role)], args=[self.node, self.lease_ms]))
+        except RedisError as exc:
+            self._warn("cluster_elect_failed", role=role, error=repr(exc))
+            mine = False  # unsure: better nobody runs it for a moment than two
+        if mine and role not in self.roles:
+            log.event("role_taken", role=role, node=self.node)
+        elif not mine and role in self.roles:
+            log.warning("role_lost", role=role, node=self.node)
+        (self.roles.add if mine else self.roles.discard)(role)
+        return mine
+
+    async def act(self, code: str, key: str, name: str, action: str) -> str | None:
+        """Through the room's inbox, answered on a list the owner pushes to."""
+        try:
+            leased = bool(await self.redis.exists(lease_key(code)))
+        except RedisError:
+            leased = False
+        if not leased and not await self.hub.store.room_is_open(code):
+            return None
+        reply = f"kz:reply:{self.node}:{next(self._replies)}"
+        data = {"k": "act", "p": key, "nm": name, "act": action, "reply": reply, "r": code}
+        try:
+            await self.inbox_out.send(
+                [inbox_key(code), lease_key(code), seq_key(code)],
+                [msgspec.json.encode(data), 10_000, code],
+            )
+            got = await self.redis.blpop([reply], timeout=ACT_TIMEOUT)
+        except RedisError as exc:
+            self._warn("cluster_act_failed", room=code, error=repr(exc))
+            got = None
+        if got is None:
+            raise p.ProtocolError(
+                p.Code.UNAVAILABLE, "the room's server did not answer; try again", None, 1.0
+            )
+        return _text(got[1])
+
+    async def _act_in(self, code: str, d: dict[str, Any]) -> None:
+        """An action for a person, asked by another process: do it, answer it."""
+        room = self.hub.rooms.get(code)
+        answer: str | None = None
+        if room is not None and not room.closed:
+            try:
+                answer = await self.hub.act_here(room, d["p"], d["nm"], d["act"])
+            except ValueError as exc:  # an action this version does not know
+                answer = f"refused:{exc}"
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.rpush(d["reply"], answer if answer is not None else "no_room")
+                pipe.expire(d["reply"], int(ACT_TIMEOUT * 6))
+                await pipe.execute()
+        except RedisError as exc:
+            self._warn("cluster_reply_failed", room=code, error=repr(exc))
+
+    def publish_event(self, event: dict[str, Any]) -> None:
+        self.events_out.post([EVENTS_KEY], [msgspec.json.encode(event)])
+
+    async def _add_events(self, entries: list[tuple[list[str], list[Any]]]) -> list[Any]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for keys, (data,) in entries:
+                pipe.xadd(keys[0], {"e": data}, maxlen=10_000, approximate=True)
+            return list(await pipe.execute(raise_on_error=False))
+
+    async def read_events(self, reader: str, timeout: float) -> list[dict[str, Any]]:
+        pos_key = f"kz:events:pos:{reader}"
+        pos = self._event_pos.get(reader)
+        if pos is None:  # a new reader goes on where the last one stopped ...
+            stored = await self.redis.get(pos_key)
+            if stored is not None:
+                pos = _text(stored)
+            elif await self.redis.exists(EVENTS_KEY):  # ... or, the first, from now on
+                info: Any = await self.redis.xinfo_stream(EVENTS_KEY)
+                pos = _text(info["last-generated-id"])
+            else:
+                pos = "0-0"
+        got: Any = await self.redis.xread({EVENTS_KEY: pos}, count=500, block=int(timeout * 1000))
+        events: list[dict[str, Any]] = []
+        for _key, entries in got or []:
+            for eid, fields in entries:
+                pos = _text(eid)
+                events.append(msgspec.json.decode(fields[b"e"]))
+        if self._event_pos.get(reader) != pos:
+            self._event_pos[reader] = pos
+            await self.redis.set(pos_key, pos)
+        return events
+
+    async def first_time(self, key: str, ttl: float) -> bool:
+        return bool(await self.redis.set(f"kz:once:{key}", 1, nx=True, px=int(ttl * 1000)))
 
     # ------------------------------------------------------------ sending
     async def _entry_out(self, code: str, kind: str, conn: Peer, **extra: Any) -> None:
@@ -394,15 +565,41 @@ class ClusterNode(Coordinator):
             "r": code,
             **extra,
         }
-        await self._send(
-            keys=[inbox_key(code), lease_key(code), seq_key(code)],
-            args=[msgspec.json.encode(data), 10_000, code],
+        await self.inbox_out.send(
+            [inbox_key(code), lease_key(code), seq_key(code)],
+            [msgspec.json.encode(data), 10_000, code],
         )
+
+    async def _append_entries(self, entries: list[tuple[list[str], list[Any]]]) -> list[Any]:
+        """Append a batch of inbox entries in one pipeline (:class:`InboxSender`);
+        each entry's result, or the error that refused it."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for keys, args in entries:
+                await self._send(keys=keys, args=args, client=pipe)
+            return list(await pipe.execute(raise_on_error=False))
+
+    def _current(self, items: list[Item]) -> list[Item]:
+        """``items`` without the frames of rooms this process no longer owns
+        under the token they were made with, or cannot be sure it still owns:
+        a stalled owner's queued frames never leave it after its lease ran out
+        (the room resyncs everyone if the lease turns out to be still ours)."""
+        kept = []
+        for item in items:
+            if item[0] == "f" and item[3] is not None:
+                o = self.owned.get(item[3])
+                if o is None or o.fence.token != item[4] or o.fence.silent():
+                    self.hub.metrics.frames_stale += 1
+                    continue
+            kept.append(item)
+        return kept
 
     async def _publish(self, batch: dict[str, list[Item]]) -> None:
         dirty, self._dirty = self._dirty, set()
         async with self.redis.pipeline(transaction=False) as pipe:
-            for node, items in batch.items():
+            for node, queued in batch.items():
+                items = self._current(queued)
+                if not items:
+                    continue
                 pipe.publish(node_channel(node), encode_batch(items))
                 self.hub.metrics.frames_published += sum(1 for item in items if item[0] == "f")
             for code in dirty:
@@ -465,9 +662,9 @@ class ClusterNode(Coordinator):
                 continue
             del self.attached[conn]
             pl = conn.player
-            if pl is not None and pl.room is room:
+            if pl is not None and (pl.room is room or pl.room is None):
                 pl.conn = conn
-                room.reconnected(pl)
+                room.rejoin(pl)
 
     async def _work(self, code: str, o: Owned) -> None:
         """Handle the room's inbox in order (one worker per room)."""
@@ -484,6 +681,9 @@ class ClusterNode(Coordinator):
 
     async def _entry_in(self, code: str, raw: bytes | str) -> None:
         d = msgspec.json.decode(raw)
+        if d["k"] == "act":
+            await self._act_in(code, d)
+            return
         peer = self._peer(d)
         if peer is None:
             return
@@ -491,8 +691,8 @@ class ClusterNode(Coordinator):
         if kind == "close":
             self._peer_closed(peer)
             return
-        if isinstance(peer, Connection):
-            self.attached.pop(peer, None)  # its room is here now
+        if not isinstance(peer, RemoteConn):
+            self.attached.pop(peer, None)  # a local socket: its room is here now
         pl = peer.player
         if kind == "attach":
             self._attach(peer, code, bool(d.get("j")))
@@ -543,7 +743,7 @@ class ClusterNode(Coordinator):
         if pl.room is not None:
             pl.room.reconnected(pl)
         elif room is not None and rejoin:
-            room.add_player(pl, None)
+            room.rejoin(pl)
 
     def _peer_closed(self, peer: Peer) -> None:
         if isinstance(peer, RemoteConn):
@@ -659,6 +859,14 @@ class ClusterNode(Coordinator):
         if conn is None:
             return
         if kind == "f":
+            code, token = item[3], item[4]
+            if code is not None:
+                # A lower fencing token than one already delivered: a former
+                # owner's frame, come late (it stalled); never shown.
+                if token < self.epochs.get(code, 0):
+                    self.hub.metrics.frames_stale += 1
+                    return
+                self.epochs[code] = token
             self.hub.metrics.frames_received += 1
             conn.send_raw(item[2])
         elif kind == "x":
@@ -709,9 +917,10 @@ class ClusterNode(Coordinator):
                 if res == 0:
                     self._lost_code(code)
                     continue
-                quiet = o.fence.stale(sent)
+                quiet = o.fence.stale(sent) or o.fence.muted
                 o.fence.valid_until = sent + self.lease
                 if quiet:  # it went quiet while unsure of its lease: catch up
+                    o.fence.muted = False
                     self._resync(code)
                 if res == 2:  # Redis restarted empty: the lobby list lost the room too
                     log.event("lease_retaken", room=code, node=self.node)
@@ -771,6 +980,8 @@ class ClusterNode(Coordinator):
         while True:
             await asyncio.sleep(0.3)
             codes = sorted(set(self.attached.values()))
+            for code in [c for c in self.epochs if c not in self.attached.values()]:
+                del self.epochs[code]  # no socket here is in that room any more
             if not codes:
                 continue
             try:

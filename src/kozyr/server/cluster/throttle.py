@@ -1,6 +1,6 @@
 """Wrong-passphrase back-off shared by every process of a cluster (in Redis).
 
-The same rules as :class:`~kozyr.server.ratelimit.MemoryPassphraseThrottle`
+The same rules as :class:`~kozyr.server.tables.passphrase.MemoryPassphraseThrottle`
 (read its docstring first), with the two counters of an attempt — its room's
 and its client address's — kept in Redis hashes instead of one process's
 memory, so that a guesser spreading over rooms owned by different processes
@@ -33,9 +33,9 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from .. import logging as log
 from .. import protocol as p
-from ..ratelimit import MemoryPassphraseThrottle
+from ..tables.passphrase import MemoryPassphraseThrottle
+from ..telemetry import log
 
 #: Shared by the scripts: the time (the caller's test clock, or Redis's own),
 #: and reading / writing one counter.
@@ -110,7 +110,7 @@ return delay
 
 
 class RedisPassphraseThrottle:
-    """:class:`~kozyr.server.ratelimit.PassphraseThrottle` in Redis (a cluster).
+    """:class:`~kozyr.server.tables.passphrase.PassphraseThrottle` in Redis (a cluster).
 
     ``clock`` (seconds) replaces Redis's ``TIME`` — for tests only, which step
     time by hand; ``warn`` logs a failure to reach Redis (the cluster passes

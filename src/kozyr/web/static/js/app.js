@@ -15,6 +15,10 @@ import { autoLevel, recordAuto, store } from "./store.js";
 import { cardSVG } from "./cards.js";
 import { TableView, cardShort, seatName } from "./table.js";
 import { backButton, saveAuto, startTelegram } from "./telegram.js";
+import { notify, roomNotices } from "./notices.js";
+import { Social } from "./social.js";
+import { GUIDED_ROOM, Guide } from "./guide.js";
+import { Help } from "./help.js";
 
 const S = {
   mode: "online", // "online" | "pnp"
@@ -41,6 +45,8 @@ const S = {
   seenUpTo: new Map(), // seat -> the last version its player saw with their cards up
   thenPass: new Set(), // seats that chose "Then pass": passed for until the round ends
   autoSentAt: null, // the version the device last answered by itself
+  watchRoom: false, // a spectator went "back to room" after a game: show the room, not the table
+  inTelegram: false,
 };
 
 const table = new TableView({
@@ -54,8 +60,16 @@ const table = new TableView({
   leave: () => leaveRoom(),
   announce: (text, urgent) => announce(text, urgent),
   extraActions: () => thenPassToggle(),
+  rendered: () => {
+    guide.update();
+    help.update();
+  },
 });
 const forms = {};
+const social = new Social({ send: (msg) => S.conn && S.conn.send(msg) });
+// Learning the game (js/guide.js, js/help.js): the guided game's tips and the help dialog.
+const guide = new Guide({ table, start: () => playGuided(), announce: (text) => announce(text) });
+const help = new Help({ table, replay: () => guide.replay(), shared: () => S.mode === "pnp" });
 
 // ============================================================ helpers
 function announce(text, urgent = false) {
@@ -254,7 +268,8 @@ function route() {
     show("start");
     return;
   }
-  if (room.state === "lobby") {
+  if (room.state === "lobby" || (S.watchRoom && room.state === "over")) {
+    if (room.state === "lobby") S.watchRoom = false;
     S.over = null;
     S.frames.clear();
     S.events.clear();
@@ -333,7 +348,7 @@ function setupStart() {
     ev.preventDefault();
     createOnline();
   });
-  $("#panel-join").addEventListener("submit", (ev) => {
+  $("#join-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const code = parseCode($("#join-code").value);
     if (!code) {
@@ -348,6 +363,15 @@ function setupStart() {
     startPnp();
   });
   $("#refresh-rooms").addEventListener("click", loadPublicRooms);
+  $("#quick-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    quickMatch();
+  });
+  const quick = store.get("quick");
+  if (quick) {
+    $("#quick-variant").value = quick.variant;
+    $("#quick-seats").value = String(quick.seats);
+  }
   watchName($("#player-name"));
   $("#screen-start").addEventListener("input", (ev) => {
     if ($("#toast").dataset.screen === "start") hideToast();
@@ -436,7 +460,7 @@ async function loadPublicRooms() {
             "span",
             {},
             h("b", {}, r.host_name || "—"),
-            ` · ${t("start.seatsTaken", { n: taken, total: r.seats.length })} · ${summary(r.rules)} · ${t("start.perMove", { n: r.move_time })}`,
+            ` · ${t("start.seatsTaken", { n: taken, total: r.seats.length })} · ${t("start.here", { n: r.connected ?? 0 })} · ${summary(r.rules)} · ${t("start.perMove", { n: r.move_time })}`,
           ),
           h("button", { type: "button", class: "small", onclick: () => joinRoom(r.code, null) }, t("start.join")),
         );
@@ -482,6 +506,15 @@ async function playComputer() {
   });
 }
 
+/** The guided game (js/guide.js): you and one level-1 computer; a game in progress is left. */
+async function playGuided() {
+  if (S.mode === "pnp") exitPnp();
+  if (!(await ensureName())) return;
+  if (S.room) S.conn.send({ type: "leave" });
+  S.pendingAuto = false;
+  S.conn.send({ ...GUIDED_ROOM, rules: { ...GUIDED_ROOM.rules } });
+}
+
 async function createOnline() {
   if (!(await ensureName())) return;
   const visibility = $('#panel-online input[name="visibility"]:checked').value;
@@ -509,9 +542,16 @@ async function joinRoom(code, passphrase) {
 }
 
 // ============================================================ room screen
+/** A free seat a spectator may sit in (a bot that only filled it for the last game may be there). */
+function sittable(s) {
+  return !s.human && !s.reserved_for && (s.bot === null || S.room.state === "over");
+}
+
 function renderRoom() {
   const room = S.room;
   const you = S.you || {};
+  const online = S.mode === "online";
+  const betweenGames = room.state !== "playing";
   const rulesText = summary(room.rules);
   const clock = room.move_time ? t("start.perMove", { n: room.move_time }) : t("start.noClock");
   const vis = room.visibility === "public" ? t("room.public") : t("room.private");
@@ -519,33 +559,40 @@ function renderRoom() {
   const lock = room.has_passphrase ? [" · ", h("span", { class: "lock", html: LOCK_SVG }), t("room.hasPassphrase")] : [];
   fill($("#room-sub"), sub, ...lock);
   $("#invite-link").value = room.invite;
+  $("#invite-code").textContent = room.code;
+  renderQr(room);
   const isHost = Boolean(you.host);
+  const send = (msg) => hostConn().send(msg);
   const items = room.seats.map((s) => {
-    const isYou = S.mode === "online" ? you.seat === s.seat : Boolean(s.human);
+    const isYou = online ? you.seat === s.seat : Boolean(s.human);
     let who;
     if (s.human) who = s.name;
+    else if (s.reserved_for) who = t("room.keptFor", { name: s.reserved_for });
     else if (s.bot !== null) who = `${seatName(room, s.seat)} · ${t("table.level", { n: s.bot })}`;
     else who = t("room.empty");
     const tags = [];
     if (s.host) tags.push(h("span", { class: "tag tag-host" }, t("room.host")));
-    if (isYou && S.mode === "online") tags.push(h("span", { class: "tag tag-you" }, t("room.you")));
+    if (isYou && online) tags.push(h("span", { class: "tag tag-you" }, t("room.you")));
     if (s.human && !s.connected) tags.push(h("span", { class: "tag" }, t("table.offline")));
+    if (s.ready) tags.push(h("span", { class: "tag tag-ready" }, t("room.ready")));
     if (!s.human && s.bot !== null) tags.push(h("span", { class: "tag tag-bot" }, t("room.bot")));
     const controls = [];
-    if (isHost && room.state === "lobby" && !s.human) {
+    if (isHost && room.state === "lobby" && !s.human && !s.reserved_for) {
       if (s.bot === null) {
-        controls.push(
-          h("button", { type: "button", class: "small", onclick: () => hostConn().send({ type: "seat_bot", seat: s.seat }) }, t("room.addBot")),
-        );
+        controls.push(h("button", { type: "button", class: "small", onclick: () => send({ type: "seat_bot", seat: s.seat }) }, t("room.addBot")));
       } else {
-        controls.push(
-          h("button", { type: "button", class: "small", onclick: () => hostConn().send({ type: "free_seat", seat: s.seat }) }, t("room.removeBot")),
-        );
+        controls.push(h("button", { type: "button", class: "small", onclick: () => send({ type: "free_seat", seat: s.seat }) }, t("room.removeBot")));
       }
+    }
+    if (online && you.spectator && betweenGames && sittable(s)) {
+      controls.push(h("button", { type: "button", class: "small", dataset: { action: "sit" }, onclick: () => S.conn.send({ type: "sit", seat: s.seat }) }, t("room.sitHere")));
+    }
+    if (online && isHost && betweenGames && s.human && !isYou) {
+      controls.push(kickButton({ seat: s.seat }, s.name));
     }
     return h(
       "li",
-      { class: `seat${s.human ? " human" : ""}${s.bot !== null && !s.human ? " bot" : ""}${s.human || s.bot !== null ? "" : " empty"}` },
+      { class: `seat${s.human ? " human" : ""}${s.bot !== null && !s.human ? " bot" : ""}${s.human || s.bot !== null ? "" : " empty"}`, dataset: { seat: String(s.seat) } },
       h("span", { class: "seat-no" }, t("room.seatN", { n: s.seat + 1 })),
       h("span", { class: "seat-who" }, who),
       tags,
@@ -554,34 +601,119 @@ function renderRoom() {
   });
   fill($("#seat-list"), items);
   $("#spectator-box").hidden = !room.spectators.length;
-  fill($("#spectator-list"), room.spectators.map((n) => h("li", {}, n)));
+  fill(
+    $("#spectator-list"),
+    room.spectators.map((n, i) => h("li", {}, n, online && isHost && betweenGames && n !== S.conn.name ? [" ", kickButton({ spectator: i }, n)] : null)),
+  );
   $("#start-game").hidden = !isHost;
-  const empty = room.seats.filter((s) => !s.human && s.bot === null).length;
-  $("#room-wait").textContent = isHost
-    ? empty
-      ? t("room.emptyWillBeBots", { n: empty })
-      : ""
-    : you.spectator
-      ? t("room.spectatorWait")
-      : t("room.waitHost", { name: room.host_name || "" });
+  // Between games: sit down / stand up, ready, a new name.
+  const seated = online && you.seat !== null && you.seat !== undefined;
+  $("#stand-up").hidden = !(seated && betweenGames);
+  $("#ready-toggle").hidden = !(seated && betweenGames);
+  const mine = seated ? room.seats[you.seat] : null;
+  $("#ready-toggle").setAttribute("aria-pressed", String(Boolean(mine && mine.ready)));
+  $("#ready-toggle").textContent = mine && mine.ready ? t("room.notReady") : t("room.readyButton");
+  $("#rename-form").hidden = !(online && betweenGames);
+  if (online && document.activeElement !== $("#rename-name")) $("#rename-name").value = S.conn.name;
+  const empty = room.seats.filter((s) => !s.human && s.bot === null && !s.reserved_for).length;
+  let wait;
+  if (room.quick_start) wait = quickCountdown(room.quick_start);
+  else if (isHost) wait = empty ? t("room.emptyWillBeBots", { n: empty }) : "";
+  else if (you.spectator) wait = room.seats.some(sittable) && betweenGames ? t("room.sitDownHint") : t("room.spectatorWait");
+  else wait = t("room.waitHost", { name: room.host_name || "" });
+  $("#room-wait").textContent = wait;
+  clearTimeout(S.quickTimer);
+  if (room.quick_start && room.state === "lobby") S.quickTimer = setTimeout(() => S.room === room && renderRoom(), 1000);
+}
+
+function quickCountdown(at) {
+  const left = Math.max(0, Math.ceil((at - Date.now()) / 1000));
+  return t("room.quickWait", { n: left });
+}
+
+function kickButton(target, name) {
+  let armed = null;
+  const btn = h(
+    "button",
+    { type: "button", class: "small ghost kick", dataset: { action: "kick" }, "aria-label": t("room.kickName", { name }) },
+    t("room.kick"),
+  );
+  // Two taps, like Leave: the first asks, the second sends the person out.
+  btn.addEventListener("click", () => {
+    if (armed) {
+      clearTimeout(armed);
+      S.conn.send({ type: "kick", ...target });
+      return;
+    }
+    btn.textContent = t("room.kickConfirm");
+    armed = setTimeout(() => {
+      armed = null;
+      btn.textContent = t("room.kick");
+    }, 3000);
+  });
+  return btn;
+}
+
+/** The invite as a QR code (a phone joins from a desktop's screen): shown on
+ * larger screens only, loaded once per room. */
+function renderQr(room) {
+  const img = $("#invite-qr");
+  const src = `api/rooms/${encodeURIComponent(room.code)}/qr.svg`;
+  if (img.dataset.src !== src) {
+    img.dataset.src = src;
+    img.src = src;
+  }
+}
+
+async function shareInvite() {
+  const url = $("#invite-link").value;
+  if (navigator.share) {
+    try {
+      await navigator.share({ title: t("room.shareTitle"), text: t("room.shareText"), url });
+      return;
+    } catch (err) {
+      if (err && err.name === "AbortError") return; // the person closed the sheet
+    }
+  }
+  await copyInvite();
+}
+
+async function copyInvite() {
+  const input = $("#invite-link");
+  let ok = false;
+  try {
+    await navigator.clipboard.writeText(input.value);
+    ok = true;
+  } catch {
+    input.select();
+    try {
+      ok = document.execCommand("copy");
+    } catch {
+      ok = false;
+    }
+  }
+  $("#copy-status").textContent = ok ? t("room.copied") : t("room.copyManually");
 }
 
 function setupRoom() {
-  $("#copy-invite").addEventListener("click", async () => {
-    const input = $("#invite-link");
-    let ok = false;
-    try {
-      await navigator.clipboard.writeText(input.value);
-      ok = true;
-    } catch {
-      input.select();
-      try {
-        ok = document.execCommand("copy");
-      } catch {
-        ok = false;
-      }
-    }
-    $("#copy-status").textContent = ok ? t("room.copied") : t("room.copyManually");
+  $("#copy-invite").addEventListener("click", copyInvite);
+  $("#share-invite").addEventListener("click", shareInvite);
+  // The share button says what it does here: Share where the browser can, else Copy.
+  if (!navigator.share) $("#share-invite").hidden = true;
+  $("#stand-up").addEventListener("click", () => S.conn.send({ type: "stand" }));
+  $("#ready-toggle").addEventListener("click", () => {
+    const mine = S.room && S.you ? S.room.seats[S.you.seat] : null;
+    S.conn.send({ type: "ready", ready: !(mine && mine.ready) });
+  });
+  $("#rename-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const input = $("#rename-name");
+    const { name, error } = checkName(input.value);
+    fieldError(input, error);
+    if (!name) return;
+    store.set("name", name);
+    store.set("nameAuto", false);
+    S.conn.send({ type: "rename", name });
   });
   $("#start-game").addEventListener("click", () => hostConn().send({ type: "start" }));
   $("#leave-room").addEventListener("click", () => leaveRoom());
@@ -596,10 +728,13 @@ function setupRoom() {
       return;
     }
     btn.textContent = t("table.leaveConfirm");
+    // Leaving is not for good: say so before the second tap (online, seated, in a game).
+    const playing = S.mode === "online" && S.room && S.room.state === "playing" && S.you && !S.you.spectator;
+    if (playing) notify(t("table.leaveComeBack"), announce);
     armed = setTimeout(() => {
       armed = null;
       btn.textContent = t("table.leave");
-    }, 3000);
+    }, playing ? 5000 : 3000);
   });
 }
 
@@ -813,7 +948,8 @@ function fillResult(over) {
     autoEl.textContent = auto.to === auto.from ? t("result.autoSame", { n: auto.to }) : t("result.autoChange", { from: auto.from, to: auto.to });
   }
 
-  celebrate(outcome === "win" || (outcome === null && !res.draw));
+  // Confetti for a win: yours, or at a shared device the winners'; never for spectators.
+  celebrate(outcome === "win" || (S.mode === "pnp" && !res.draw));
 
   const buttons = [];
   const isHost = S.mode === "pnp" || (S.you && S.you.host);
@@ -823,13 +959,21 @@ function fillResult(over) {
     buttons.push(
       h("button", { type: "button", dataset: { action: "back" }, onclick: () => hostOrMe().send({ type: "back_to_room" }) }, t("result.backToRoom")),
     );
+  } else {
+    // A spectator goes back to the room to watch (or sit down for) the next game.
+    const back = () => {
+      S.watchRoom = true;
+      S.conn.send({ type: "back_to_room" });
+      route();
+    };
+    buttons.push(h("button", { type: "button", dataset: { action: "back" }, onclick: back }, t("result.backToRoom")));
   }
   buttons.push(h("button", { type: "button", class: "ghost", dataset: { action: "leave" }, onclick: leaveRoom }, t("result.leave")));
   // Redrawn buttons keep the keyboard focus: dialogFocusLost puts it back.
   fill($("#result-actions"), buttons);
 }
 
-/** A short burst of confetti behind the result (none with reduced motion). */
+/** A short burst of confetti around the result (none with reduced motion). */
 function celebrate(on) {
   const box = $("#result-confetti");
   if (!on || prefersReducedMotion()) {
@@ -948,14 +1092,18 @@ function thenPassToggle() {
   const f = currentFrame()?.frame;
   if (!f || f.to_move !== S.shownSeat || !["lead", "throw"].includes(f.view.phase)) return [];
   const on = S.thenPass.has(S.shownSeat);
+  // A switch (a track and a knob), not a move: it never looks like the main
+  // button, and says what it does under its name (a tooltip alone reaches no
+  // touch user: issue 25).
   return [
     h(
       "button",
       {
         type: "button",
-        class: `act then-pass${on ? " on" : ""}`,
+        class: `then-pass${on ? " on" : ""}`,
         "aria-pressed": String(on),
-        title: t("pnp.thenPassHint"),
+        "aria-label": t("pnp.thenPass"),
+        "aria-describedby": "then-pass-hint",
         dataset: { action: "then-pass" },
         onclick: () => {
           if (S.thenPass.has(S.shownSeat)) S.thenPass.delete(S.shownSeat);
@@ -964,7 +1112,13 @@ function thenPassToggle() {
           $('#actions [data-action="then-pass"]')?.focus({ preventScroll: true });
         },
       },
-      t("pnp.thenPass"),
+      h("span", { class: "switch-track", "aria-hidden": "true" }, h("span", { class: "switch-knob" })),
+      h(
+        "span",
+        { class: "switch-text" },
+        h("span", { class: "switch-name" }, t("pnp.thenPass")),
+        h("span", { class: "switch-hint", id: "then-pass-hint" }, t("pnp.thenPassHint")),
+      ),
     ),
   ];
 }
@@ -1019,7 +1173,8 @@ function onMessage(msg, conn) {
     case "game":
       if (S.over && S.over.game !== msg.game) S.over = null;
       S.frames.set("me", { frame: msg, receivedAt: performance.now() });
-      if (S.room && S.room.state !== "lobby") {
+      // (A spectator who went back to the room stays there until the next game.)
+      if (S.room && S.room.state !== "lobby" && !(S.watchRoom && S.room.state === "over")) {
         renderTable();
         show("table");
       }
@@ -1027,6 +1182,18 @@ function onMessage(msg, conn) {
     case "event":
       S.events.set(msg.version, msg);
       if (S.events.size > 50) S.events.delete(S.events.keys().next().value);
+      // The clock ran out and the computer moved for you: say which card.
+      if (msg.by === "timeout" && S.you && msg.seat === S.you.seat) notify(timeoutText(msg), announce);
+      break;
+    case "said":
+    case "reacted":
+      social.show(msg);
+      break;
+    case "renamed":
+      store.set("name", msg.name);
+      S.conn.name = msg.name;
+      $("#player-name").value = msg.name;
+      notify(t("room.renamed", { name: msg.name }), announce);
       break;
     case "game_over":
       S.over = msg;
@@ -1034,10 +1201,13 @@ function onMessage(msg, conn) {
       if (currentFrame()) renderTable();
       break;
     case "left":
+      if (msg.reason === "kicked") toast(t("room.kickedYou"));
       S.room = null;
       S.you = null;
       S.frames.clear();
       S.over = null;
+      S.watchRoom = false;
+      social.setRoom(null, null, false);
       setUrlRoom(null);
       route();
       break;
@@ -1049,8 +1219,20 @@ function onMessage(msg, conn) {
   }
 }
 
+/** What the clock played for you, in words ("9♠ was played for you: time ran out"). */
+function timeoutText(ev) {
+  const a = ev.action || {};
+  const cards = a.card ? [a.card] : a.cards || [];
+  if (!cards.length) {
+    const key = `notice.timeout_${a.type}`;
+    return t(key) === key ? t("notice.timeoutMove") : t(key);
+  }
+  return t("notice.timeoutCards", { cards: cards.map(cardShort).join(" ") });
+}
+
 function setRoom(msg) {
   const changed = !S.room || S.room.code !== msg.room.code;
+  if (!changed && S.mode === "online") for (const text of roomNotices(S.room, msg.room, msg.you)) notify(text, announce);
   if (changed) {
     S.frames.clear();
     S.events.clear();
@@ -1059,6 +1241,8 @@ function setRoom(msg) {
   }
   S.room = msg.room;
   S.you = msg.you;
+  social.setRoom(msg.room, msg.you, S.mode === "online");
+  if (changed) guide.roomChanged(msg.room);
   if (S.mode === "online") {
     setUrlRoom(msg.room.code);
     if (changed && S.pendingAuto !== undefined) {
@@ -1069,11 +1253,20 @@ function setRoom(msg) {
     }
   }
   S.pendingJoin = null;
+  S.joining = null;
   route();
 }
 
 async function afterWelcome(msg) {
   const code = S.pendingJoin;
+  if (S.joining) return; // the invite was accepted: its join is on its way
+  if (S.guideLink && !code) {
+    // The how-to page's "Play the guided game" (?guide=1).
+    S.guideLink = false;
+    if (msg.room) S.conn.send({ type: "leave" });
+    guide.replay();
+    return;
+  }
   if (!code) {
     if (!msg.room) route();
     return;
@@ -1093,17 +1286,68 @@ async function afterWelcome(msg) {
     if (!msg.room) route();
     return;
   }
-  if (info.has_passphrase) {
-    S.pendingJoin = null;
-    show("start");
-    S.selectTab("tab-join");
-    $("#join-code").value = code;
-    $("#join-pass").focus();
-    fieldError($("#join-pass"), "start.needPassphrase");
+  if (S.inTelegram && !info.has_passphrase) {
+    // Inside Telegram the name is the person's Telegram name: straight in.
+    if (msg.room) S.conn.send({ type: "leave" });
+    S.conn.send({ type: "join", room: code });
     return;
   }
-  if (msg.room) S.conn.send({ type: "leave" });
-  S.conn.send({ type: "join", room: code });
+  showInvite(info, Boolean(msg.room));
+}
+
+/** A link to a room: say whose room it is, and let the person choose the name
+ * the others will see (prefilled, remembered) before joining. */
+function showInvite(info, leaveFirst) {
+  const host = info.host_name || "—";
+  $("#invite-title").textContent = t("invite.title", { name: host });
+  const taken = info.seats.filter((s) => s.human || s.bot !== null).length;
+  $("#invite-sub").textContent = [summary(info.rules), t("start.seatsTaken", { n: taken, total: info.seats.length })].join(" · ");
+  $("#invite-name").value = startName();
+  $("#invite-pass-field").hidden = !info.has_passphrase;
+  $("#invite-pass").value = "";
+  S.inviteLeave = leaveFirst;
+  show("invite");
+  $("#invite-name").focus();
+}
+
+async function acceptInvite() {
+  const code = S.pendingJoin;
+  const input = $("#invite-name");
+  const { name, error } = checkName(input.value);
+  fieldError(input, error);
+  if (!name || !code) return;
+  store.set("name", name);
+  store.set("nameAuto", false);
+  $("#player-name").value = name;
+  S.joining = code; // a new welcome (the rename) must not ask again
+  if (S.conn.name !== name) await S.conn.rename(name);
+  if (S.inviteLeave) S.conn.send({ type: "leave" });
+  const msg = { type: "join", room: code };
+  const pass = $("#invite-pass").value;
+  if (pass) msg.passphrase = pass;
+  S.conn.send(msg);
+}
+
+function setupInvite() {
+  $("#invite-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    acceptInvite();
+  });
+  $("#invite-cancel").addEventListener("click", () => {
+    S.pendingJoin = null;
+    setUrlRoom(null);
+    route();
+  });
+  watchName($("#invite-name"));
+}
+
+async function quickMatch() {
+  if (!(await ensureName())) return;
+  const variant = $("#quick-variant").value;
+  const seats = Number($("#quick-seats").value);
+  store.set("quick", { variant, seats });
+  S.pendingAuto = false;
+  S.conn.send({ type: "quick_match", variant, seats });
 }
 
 function handleError(msg, conn) {
@@ -1115,7 +1359,14 @@ function handleError(msg, conn) {
     (conn || moveConn()).send({ type: "sync" });
     if (msg.code === "stale_version") return;
   }
+  if (msg.ref === "join") S.joining = null;
   if (msg.ref === "join" && S.pendingJoin) {
+    if (document.body.dataset.screen === "invite" && ["wrong_passphrase", "throttled"].includes(msg.code)) {
+      $("#invite-pass-field").hidden = false;
+      fieldError($("#invite-pass"), `errors.${msg.code}`);
+      $("#invite-pass").focus();
+      return;
+    }
     S.pendingJoin = null;
     setUrlRoom(null);
     route();
@@ -1448,6 +1699,7 @@ async function main() {
   }
   if (tg && tg.language && !store.get("lang")) store.set("lang", tg.language);
   const tgStart = tg ? tg.start : null; // a deep link's start parameter: a room code or "computer"
+  S.inTelegram = Boolean(tg);
 
   const lang = pickLanguage(store.get("lang"));
   await setLanguage(lang);
@@ -1460,6 +1712,7 @@ async function main() {
   registerWorker();
   setupStart();
   setupRoom();
+  setupInvite();
   setupPrivacy();
   document.addEventListener("keydown", trapDialogTab);
   document.addEventListener("focusout", dialogFocusLost);
@@ -1467,6 +1720,12 @@ async function main() {
 
   const params = new URL(location.href).searchParams;
   const code = params.get("room") || (tgStart && tgStart !== "computer" ? tgStart : null);
+  if (params.has("guide")) {
+    S.guideLink = true; // once: a reload does not start another guided game
+    const url = new URL(location.href);
+    url.searchParams.delete("guide");
+    history.replaceState(null, "", url.href);
+  }
   const saved = store.get("pnp");
   if (saved && saved.room && saved.players.every((p) => p.token) && !code) {
     resumePnp(saved);
@@ -1479,7 +1738,7 @@ async function main() {
     S.pendingJoin = code;
     $("#join-code").value = code;
   }
-  if (store.get("token") || code) {
+  if (store.get("token") || code || S.guideLink) {
     show("loading");
   } else {
     show("start");
@@ -1489,5 +1748,5 @@ async function main() {
   if (!code && (params.get("play") === "computer" || tgStart === "computer")) S.selectTab("tab-computer");
 }
 
-window.kozyr = { state: S, table, sound, show, fillResult, resultSpoken, checkName, languages: LANGUAGES }; // for debugging and tests
+window.kozyr = { state: S, table, guide, help, sound, show, fillResult, resultSpoken, checkName, languages: LANGUAGES }; // for debugging and tests
 main();

@@ -12,6 +12,14 @@ export const PROTOCOL = 1;
 /** How many times a message answered `unavailable` is sent again. */
 export const UNAVAILABLE_TRIES = 5;
 
+/** The heartbeat (docs/protocol.md, "Connection and heartbeat"): a `ping`
+ * every PING_EVERY ms; no message at all for PONG_WAIT ms after one means the
+ * connection is gone (the network dropped without a close), so the client says
+ * so at once and reconnects. The browser's `offline` event does the same
+ * sooner. */
+export const PING_EVERY = 5000;
+export const PONG_WAIT = 4000;
+
 export function wsUrl() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   return `${scheme}://${location.host}/ws`;
@@ -43,6 +51,46 @@ export class Conn {
     this.waiters = [];
     /** The last message sent of each type, and how often it was sent again. */
     this.sent = new Map();
+    this.lastHeard = 0;
+    this.heartbeat = null;
+    this.offline = false;
+    this.onOffline = () => this.lost();
+    this.onOnline = () => {
+      this.offline = false;
+      if (!this.stopped && !this.ready) {
+        clearTimeout(this.timer);
+        this.retries = 0;
+        this.open();
+      }
+    };
+    window.addEventListener("offline", this.onOffline);
+    window.addEventListener("online", this.onOnline);
+  }
+
+  /** The network is gone (the browser says so, or the heartbeat went
+   * unanswered): tell the app now, and reconnect as soon as it can. */
+  lost() {
+    if (this.stopped) return;
+    this.offline = !navigator.onLine;
+    const ws = this.ws;
+    this.ws = null;
+    this.ready = false;
+    if (ws) ws.close();
+    this.onState("reconnecting", this);
+    clearTimeout(this.timer);
+    if (!this.offline) this.timer = setTimeout(() => this.open(), Math.min(5000, 400 * 2 ** this.retries++));
+  }
+
+  beat() {
+    clearInterval(this.heartbeat);
+    this.heartbeat = setInterval(() => {
+      if (!this.ready || !this.ws || this.ws.readyState !== WebSocket.OPEN) return;
+      const sentAt = Date.now();
+      this.ws.send(JSON.stringify({ type: "ping", t: sentAt }));
+      setTimeout(() => {
+        if (this.ready && this.lastHeard < sentAt) this.lost();
+      }, PONG_WAIT);
+    }, PING_EVERY);
   }
 
   /** A promise of the next message that ``pred`` accepts (a type name or a function). */
@@ -64,6 +112,11 @@ export class Conn {
   open() {
     this.stopped = false;
     clearTimeout(this.timer);
+    if (!navigator.onLine) {
+      this.offline = true; // the "online" event opens it
+      this.onState("reconnecting", this);
+      return new Promise((resolve) => this.welcomeWaiters.push(resolve));
+    }
     const ws = new WebSocket(wsUrl());
     this.ws = ws;
     this.ready = false;
@@ -81,12 +134,15 @@ export class Conn {
       } catch {
         return;
       }
+      this.lastHeard = Date.now();
+      if (msg.type === "pong") return;
       if (msg.type === "welcome") {
         this.token = msg.token;
         this.name = msg.name;
         this.onToken(msg.token, this);
         this.ready = true;
         this.retries = 0;
+        this.beat();
         this.onState("open", this);
         const waiting = this.queue.splice(0);
         for (const m of waiting) ws.send(JSON.stringify(m));
@@ -163,6 +219,7 @@ export class Conn {
   close() {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearInterval(this.heartbeat);
     const ws = this.ws;
     this.ws = null;
     this.ready = false;

@@ -2,7 +2,7 @@
 // "computer", "online room" and "pass and play" forms, plus a one-line summary.
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { currentLanguage, t } from "./i18n.js";
 
 const CHOICES = {
   deck: [24, 36, 52],
@@ -42,26 +42,45 @@ export function rulesForm(slot, prefix) {
     for (const v of values) sel.append(h("option", { value: String(v) }));
     sel.value = String(DEFAULT_RULES[name]);
     selects[name] = sel;
-    body.append(h("div", { class: "field" }, h("label", { for: id(name), "data-rule-label": name }), sel));
+    body.append(
+      h("div", { class: "field" }, h("div", { class: "rule-head" }, h("label", { for: id(name), "data-rule-label": name }), about(name)), sel),
+    );
   }
   for (const name of SWITCHES) {
     const box = h("input", { type: "checkbox", id: id(name), name });
     box.checked = Boolean(DEFAULT_RULES[name]);
     checks[name] = box;
-    body.append(h("label", { class: "inline check", for: id(name) }, box, h("span", { "data-rule-label": name })));
+    body.append(
+      h("div", { class: "rule-check" }, h("label", { class: "inline check", for: id(name) }, box, h("span", { "data-rule-label": name })), about(name)),
+    );
   }
+  // The box says it opens (a chevron and "Change"): the variants hide in it.
   const details = h(
     "details",
     { class: "rules" },
-    h("summary", {}, h("span", { class: "rules-title" }), " ", h("span", { class: "rules-summary" })),
+    h(
+      "summary",
+      {},
+      h("span", { class: "rules-title" }),
+      " ",
+      h("span", { class: "rules-summary" }),
+      h("span", { class: "rules-open" }, h("span", { class: "rules-open-text" }), h("span", { class: "rules-chevron", "aria-hidden": "true" })),
+    ),
     body,
   );
   slot.replaceChildren(details);
 
   function relabel() {
     details.querySelector(".rules-title").textContent = t("rules.title");
+    details.querySelector(".rules-open-text").textContent = t("rules.change");
     for (const el of details.querySelectorAll("[data-rule-label]")) {
       el.textContent = t(`rules.${el.dataset.ruleLabel}`);
+    }
+    for (const a of details.querySelectorAll("a.rule-about")) {
+      a.href = `howto/${currentLanguage()}.html#opt-${a.dataset.rule}`;
+      const label = t("rules.about", { option: t(`rules.${a.dataset.rule}`) });
+      a.setAttribute("aria-label", label);
+      a.title = label;
     }
     for (const [name, sel] of Object.entries(selects)) {
       for (const opt of sel.options) opt.textContent = t(`rules.values.${name}.${opt.value}`);
@@ -103,6 +122,11 @@ export function rulesForm(slot, prefix) {
     },
     refresh: relabel,
   };
+}
+
+/** The option's own section of the how-to page (a new tab: the form stays as it is). */
+function about(name) {
+  return h("a", { class: "rule-about", dataset: { rule: name }, target: "_blank", rel: "noopener" }, h("span", { "aria-hidden": "true" }, "?"));
 }
 
 /** "Perevodnoy · 36 cards · teams 2v2" */

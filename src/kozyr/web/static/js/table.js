@@ -9,6 +9,7 @@
 import { $, fill, h, openDialog, prefersReducedMotion } from "./dom.js";
 import { RANKS, backSVG, cardLabelHTML, cardSVG, sortHand, suitIcon, suitOf } from "./cards.js";
 import { cardName, currentLanguage, rankShort, t } from "./i18n.js";
+import "./input.js"; // html[data-input]: no focus rings on a touch screen until a key is pressed
 
 const FLY_MS = 420;
 const CALLOUT_MS = 4500;
@@ -95,6 +96,9 @@ const MIN_CARD = 48;
 const BIG_HAND = 14; // the narrowest a hand card gets when the table is short of room
 const FAN_TOP = 6; // room above the rows for a selected card's rise
 const CHOSEN_RISE = 4;
+// The most pairs a round puts on the table (the attack limit): the hand is laid
+// out as if they were all there, so that its cards keep their size all round.
+const FULL_TABLE = 6;
 
 /** How far each card of a fanned row of ``n`` turns from its neighbour (degrees). */
 const fanSpread = (n) => Math.min(2.6, 26 / Math.max(n, 1));
@@ -139,6 +143,7 @@ export class TableView {
    * @param {(text: string, urgent?: boolean) => void} hooks.announce  (urgent: an accusation's verdict)
    * @param {(seats: number[]) => void} [hooks.lastCall]  pass & play: "Continue" for these seats
    * @param {() => Element[]} [hooks.extraActions]  pass & play: the "Then pass" toggle, after the moves
+   * @param {() => void} [hooks.rendered]  after every drawing (the guided game's tips, the help)
    */
   constructor(hooks) {
     this.hooks = hooks;
@@ -273,6 +278,7 @@ export class TableView {
     }
     const text = say.filter(Boolean).join(t("table.evJoin"));
     if (text) this.hooks.announce(text);
+    if (this.hooks.rendered) this.hooks.rendered();
   }
 
   get view() {
@@ -415,7 +421,7 @@ export class TableView {
    * the keys button. ``turnStarts``: your turn has just come, so the focus
    * leaves a card that cannot be played for one that can. */
   placeFocus(memo, turnStarts = false) {
-    if (!memo || this.ctx.hidden || !$("#keys-help").hidden) return;
+    if (!memo || this.ctx.hidden || !$("#keys-help").hidden || $("#help")?.hidden === false) return;
     const hand = this.el.hand;
     const inside = (root, sel) => (sel ? root.querySelector(sel) : null);
     let target = null;
@@ -428,7 +434,7 @@ export class TableView {
     if (memo.area === "bar" && memo.id) target = document.getElementById(memo.id);
     if (!target) target = hand.querySelector(LIT) || this.el.actions.querySelector("button");
     if (!target && hand.children.length) target = hand.children[Math.min(memo.index || 0, hand.children.length - 1)];
-    if (!target) target = $("#keys-open");
+    if (!target) target = [$("#keys-open"), $("#help-open")].find((el) => el && el.getClientRects().length) || null;
     if (target && target !== document.activeElement) target.focus({ preventScroll: true });
     if (this.el.table.contains(document.activeElement)) this.focusGame = this.ctx.frame.game;
   }
@@ -598,7 +604,10 @@ export class TableView {
         ? h(
             "div",
             { class: "known", role: "img", "aria-label": t("table.knownCards", { cards: known.map(cardName).join(", ") }) },
-            known.map((c) => h("span", { class: "mini face", dataset: { card: c }, html: cardSVG(c) })),
+            // Chips, rank and suit in text: readable at any size (cards this small were not).
+            known.map((c) =>
+              h("span", { class: "card-label known-card", dataset: { card: c }, html: `${rankShort(c[0])}${suitIcon(c[1])}` }),
+            ),
           )
         : null;
       const status = [];
@@ -1004,19 +1013,18 @@ export class TableView {
     }
     const everyone = this.ctx.local && seats.length > 1;
     const entering = !this.el.actions.querySelector(".lastcall"); // slide in once, not at every redraw
+    // The status line says "Last call — ...": the prompt does not say it again
+    // (it did, word for word, and took three lines on a phone: issue 25). One
+    // row, how to call a card out, the countdown and Continue; on a narrow
+    // screen the hint takes a line of its own.
     return h(
       "div",
-      { class: `lastcall${entering ? " entering" : ""}`, id: "lastcall", role: "group", "aria-labelledby": "lastcall-title" },
-      h(
-        "div",
-        { class: "lastcall-text" },
-        h("b", { id: "lastcall-title" }, t("table.lastCall")),
-        h("span", { class: "lastcall-hint" }, t("table.lastCallHint")),
-      ),
+      { class: `lastcall${entering ? " entering" : ""}`, id: "lastcall", role: "group", "aria-label": t("table.lastCall") },
+      h("span", { class: "lastcall-hint" }, t("table.lastCallHint")),
       h(
         "div",
         { class: "lastcall-row" },
-        timer || h("span", { class: "lastcall-spacer" }),
+        timer,
         h(
           "button",
           {
@@ -1101,8 +1109,39 @@ export class TableView {
 
   /** Lay the hand out (see handPlans): the first plan, best first, that leaves
    * the rest of the table room (the felt's content fits in the felt and the
-   * table does not overflow the screen); if none does, the lowest. */
+   * table does not overflow the screen); if none does, the lowest. The room
+   * is that of a full table (FULL_TABLE covered pairs, see reserveBattle),
+   * whatever lies on it now: the hand's cards do not shrink when a pair is
+   * played and grow back when the round ends. */
   layoutHand() {
+    const ghosts = this.reserveBattle();
+    try {
+      this.layoutHandNow();
+    } finally {
+      for (const ghost of ghosts) ghost.remove();
+    }
+  }
+
+  /** Fill the table up to FULL_TABLE covered pairs with invisible ones, for
+   * layoutHand to measure (they are gone before anything is painted). */
+  reserveBattle() {
+    const count = this.el.battle.querySelectorAll(".pair").length;
+    const ghosts = [];
+    for (let i = count; i < FULL_TABLE; i++) {
+      ghosts.push(
+        h(
+          "div",
+          { class: "pair ghost", "aria-hidden": "true" },
+          h("span", { class: "tcard attack" }),
+          h("span", { class: "tcard cover" }),
+        ),
+      );
+    }
+    this.el.battle.append(...ghosts);
+    return ghosts;
+  }
+
+  layoutHandNow() {
     const hand = this.el.hand;
     const cards = Array.from(hand.children);
     const n = cards.length;
@@ -1143,14 +1182,27 @@ export class TableView {
   /** The table does not fit its screen: the felt's content (the cards in play,
    * the deck) is squeezed, or the whole grid runs past the bottom. */
   tableOverflows() {
-    const { table, battle } = this.el;
+    const { table, battle, deck, discard } = this.el;
     const felt = battle.parentElement;
     const over = (el) => el.scrollHeight > el.clientHeight + 1;
     // You (your line, buttons, hand) sit at the bottom of your area: too tall,
     // they run out at its top, which no scroll height shows.
     const me = this.el.hand.parentElement.getBoundingClientRect();
     const top = table.getBoundingClientRect().top;
-    return over(table) || over(felt) || over(battle) || me.top < top - 1;
+    if (over(table) || over(felt) || over(battle) || me.top < top - 1) return true;
+    // The felt's rows may be squeezed below the cards in play (the battle has
+    // a min-height, so no automatic minimum): then the battle runs out of its
+    // row, up past the felt's top (no scroll height shows that) and down onto
+    // the deck (phones: the deck's row is below it).
+    const f = felt.getBoundingClientRect();
+    const b = battle.getBoundingClientRect();
+    if (b.top < f.top - 1 || b.bottom > f.bottom + 1) return true;
+    return [deck, discard].some((el) => {
+      const r = el.getBoundingClientRect();
+      const w = Math.min(r.right, b.right) - Math.max(r.left, b.left);
+      const h = Math.min(r.bottom, b.bottom) - Math.max(r.top, b.top);
+      return w > 1 && h > 1;
+    });
   }
 
   /** Place the hand's cards by ``plan``; returns the hand's height. One row
@@ -1511,24 +1563,27 @@ export class TableView {
     return t(`table.acc.${key}`, { ...names, card: cardName(acc.card) });
   }
 
-  /** A banner over the table for a few seconds (it never blocks a tap). */
+  /** A banner for a few seconds (it never blocks a tap, and never lies over the
+   * cards in play: it sits above the table). Verdicts that come together stack,
+   * each shown in full; a false accusation of your own looks like the setback it is. */
   showCallout(text, verdict, card, key) {
-    const el = this.el.callout;
-    if (!el) return;
-    fill(
-      el,
+    const box = this.el.callout;
+    if (!box) return;
+    const setback = key === "fairYou" || key === "caughtYou";
+    const item = h(
+      "div",
+      { class: `callout-item callout-${verdict}${setback ? " callout-setback" : ""}`, dataset: { verdict, kind: key } },
       h("span", { class: "callout-card", html: cardSVG(card) }),
       h("span", { class: "callout-text" }, text),
     );
-    el.className = `callout callout-${verdict}`;
-    el.dataset.verdict = verdict;
-    el.dataset.kind = key;
-    el.hidden = false;
-    void el.offsetWidth; // restart the entrance animation
-    el.classList.add("show");
-    clearTimeout(this.calloutTimer);
-    this.calloutTimer = setTimeout(() => {
-      el.hidden = true;
+    box.append(item);
+    while (box.childElementCount > 3) box.firstElementChild.remove();
+    box.hidden = false;
+    box.dataset.verdict = verdict;
+    box.dataset.kind = key;
+    setTimeout(() => {
+      item.remove();
+      if (!box.childElementCount) box.hidden = true;
     }, CALLOUT_MS);
   }
 

@@ -1,0 +1,185 @@
+"""The database's tables, and creating them.
+
+Why a module of its own: the store (:mod:`.store`) is how the server reads and
+writes; this is what the database holds.  Every table of the server is here,
+including the Telegram players' (filled only when Telegram is on), so the
+schema is the same whichever features a process runs with.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Connection,
+    Float,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    delete,
+    insert,
+    inspect,
+    select,
+    text,
+)
+from sqlalchemy.engine import Engine
+
+metadata = MetaData()
+
+players = Table(
+    "players",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("name", String(32), nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+
+rooms = Table(
+    "rooms",
+    metadata,
+    Column("code", String(40), primary_key=True),
+    Column("state", String(16), nullable=False),
+    Column("closed", Boolean, nullable=False, default=False),
+    #: Room settings and seats as JSON (see rooms.Room.to_store).
+    Column("data", Text, nullable=False),
+    Column("updated_at", Float, nullable=False),
+    #: Cluster mode: the highest fencing token that wrote this room (a write
+    #: with a lower one is refused), and the position in the room's inbox
+    #: stream up to which messages are applied (docs/architecture.md).
+    Column("fence", Integer, nullable=False, default=0, server_default="0"),
+    Column("inbox_pos", String(40)),
+)
+
+#: Who is in which open room, one row per seated or watching person: the index that
+#: finds a player's room at ``hello`` on any process of a cluster (kept by
+#: ``save_room`` in the room's own transaction; a closed room has no rows).
+room_seats = Table(
+    "room_seats",
+    metadata,
+    Column("room", String(40), primary_key=True),
+    Column("player", String(64), primary_key=True),
+    Index("room_seats_player", "player"),
+)
+
+games = Table(
+    "games",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("room", String(40), nullable=False, index=True),
+    Column("game_no", Integer, nullable=False),
+    Column("base_version", Integer, nullable=False),
+    #: GameRecord JSON: the header while playing, the whole record once finished.
+    Column("record", Text, nullable=False),
+    #: playing | finished | abandoned
+    Column("status", String(16), nullable=False),
+    Column("result", Text),
+    Column("started_at", Float, nullable=False),
+    Column("finished_at", Float),
+)
+
+moves = Table(
+    "moves",
+    metadata,
+    Column("game_id", Integer, primary_key=True),
+    Column("idx", Integer, primary_key=True),
+    Column("action", Text, nullable=False),
+    Column("at", Float, nullable=False),
+)
+
+results = Table(
+    "results",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("game_id", Integer, nullable=False),
+    Column("player", String(64), nullable=False, index=True),
+    Column("name", String(32), nullable=False),
+    Column("level", Integer, nullable=False),
+    #: win | loss | draw
+    Column("outcome", String(8), nullable=False),
+    Column("at", Float, nullable=False),
+)
+
+#: One row per Telegram user who opened the Mini App or used the bot
+#: (kozyr.telegram.login fills it; docs/telegram.md).
+telegram_users = Table(
+    "telegram_users",
+    metadata,
+    Column("tg_id", BigInteger, primary_key=True, autoincrement=False),
+    #: The player's key (hash of the derived token), as in ``players.key``.
+    Column("player", String(64), nullable=False, index=True),
+    Column("name", String(64), nullable=False),
+    #: en | ru | zh | ja, from the user's Telegram language.
+    Column("lang", String(8), nullable=False),
+    #: "Your turn" messages wanted (the user can turn them off).
+    Column("nudges", Boolean, nullable=False, default=True),
+    #: The Auto ladder as JSON {"level", "games"}, null until the first Auto game.
+    Column("auto", Text),
+    Column("created_at", Float, nullable=False),
+    Column("seen_at", Float, nullable=False),
+)
+
+
+#: The tables the Telegram bot opened (kozyr.telegram.tables fills it): a group's
+#: table message, kept up to date, and the last game whose result was posted.
+#: In the database, so a table outlives a restart of every process of a cluster.
+telegram_tables = Table(
+    "telegram_tables",
+    metadata,
+    Column("room", String(40), primary_key=True),
+    Column("chat_id", BigInteger, nullable=False),
+    Column("lang", String(8), nullable=False),
+    #: A group's table (True), or a table opened in one person's chat.
+    Column("grp", Boolean, nullable=False),
+    Column("message_id", BigInteger),
+    Column("last_text", Text, nullable=False, default=""),
+    #: The last game number whose result was posted (claimed before it is sent:
+    #: a result is posted at most once, whichever process runs the bot).
+    Column("posted_game", Integer, nullable=False, default=0),
+    Column("created_at", Float, nullable=False),
+)
+
+
+def seated_keys(data: dict[str, Any]) -> list[str]:
+    """The keys of the people in a room's stored ``data``: seated, or watching
+    (a spectator reconnecting through any process of a cluster finds the room
+    by this index too)."""
+    people = [*data.get("seats", []), *data.get("spectators", [])]
+    return sorted({s["player"] for s in people if isinstance(s, dict) and s.get("player")})
+
+
+def set_seats(conn: Connection, code: str, keys: list[str]) -> None:
+    """Make ``room_seats`` list exactly ``keys`` as seated in room ``code``."""
+    conn.execute(delete(room_seats).where(room_seats.c.room == code))
+    if keys:
+        conn.execute(insert(room_seats), [{"room": code, "player": k} for k in keys])
+
+
+#: Key of the PostgreSQL advisory lock held while the schema is created or
+#: migrated, so processes starting together on an empty database take turns.
+_SCHEMA_LOCK = 0x6B6F7A7972
+
+
+def create_schema(engine: Engine) -> None:
+    """Create missing tables and add missing columns (safe under concurrent start)."""
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _SCHEMA_LOCK})
+        had_seats = inspect(conn).has_table("room_seats")
+        metadata.create_all(conn)
+        if not had_seats:  # a database from before the seat index: fill it once
+            for code, data in conn.execute(
+                select(rooms.c.code, rooms.c.data).where(rooms.c.closed.is_(False))
+            ).all():
+                set_seats(conn, str(code), seated_keys(json.loads(data)))
+        have = {c["name"] for c in inspect(conn).get_columns("rooms")}
+        if "fence" not in have:
+            conn.execute(text("ALTER TABLE rooms ADD COLUMN fence INTEGER NOT NULL DEFAULT 0"))
+        if "inbox_pos" not in have:
+            conn.execute(text("ALTER TABLE rooms ADD COLUMN inbox_pos VARCHAR(40)"))
