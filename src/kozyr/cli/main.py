@@ -11,7 +11,7 @@ from kozyr import __version__
 
 #: Sub-command modules, in help order.  Each has ``add_parser(sub)``, which
 #: registers the command and sets ``run`` (args -> exit code) as its default.
-COMMANDS = ["replay", "bench", "arena", "play", "serve", "telegram"]
+COMMANDS = ["replay", "analyse", "bench", "arena", "play", "serve", "telegram"]
 
 
 def build_parser() -> argparse.ArgumentParser:
