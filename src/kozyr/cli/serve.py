@@ -134,6 +134,54 @@ def add_options(p: argparse.ArgumentParser) -> None:
         help="server processes on this machine sharing the port, one core each "
         "(default 1; more than 1 needs --redis, see docs/deploy.md)",
     )
+    p.add_argument(
+        "--analysis-workers",
+        type=int,
+        default=1,
+        help="worker processes of post-game analysis (default 1; 0 = a thread, for debugging)",
+    )
+    p.add_argument(
+        "--analysis-concurrency",
+        type=int,
+        default=1,
+        help="analyses run at once, the others wait in a queue (default 1)",
+    )
+    p.add_argument(
+        "--analyses-per-hour",
+        type=float,
+        default=30.0,
+        help="new analyses one player may ask for per hour, after a burst (default 30)",
+    )
+    p.add_argument(
+        "--analysis-burst",
+        type=float,
+        default=4.0,
+        help="new analyses one player may ask for at once (default 4)",
+    )
+    p.add_argument(
+        "--analysis-budget",
+        type=int,
+        default=None,
+        help="search iterations per analysed decision (default: 3x level 10's, docs/analysis.md)",
+    )
+    p.add_argument(
+        "--hint-budget",
+        type=int,
+        default=None,
+        help="search iterations of a hint (default: level 10's)",
+    )
+    p.add_argument(
+        "--hints-per-minute",
+        type=float,
+        default=6.0,
+        help="hints one player may ask for per minute, after a burst (default 6)",
+    )
+    p.add_argument(
+        "--hint-burst",
+        type=float,
+        default=3.0,
+        help="hints one player may ask for at once (default 3)",
+    )
     p.add_argument("--fd", type=int, default=None, help=argparse.SUPPRESS)
     p.add_argument(
         "--log-level",
@@ -165,6 +213,14 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         redis_url=args.redis,
         lease=args.lease,
         listen_fd=args.fd,
+        analysis_workers=max(0, args.analysis_workers),
+        analysis_concurrency=max(1, args.analysis_concurrency),
+        analyses_per_hour=args.analyses_per_hour,
+        analysis_budget=args.analysis_budget,
+        hint_budget=args.hint_budget,
+        hints_per_minute=args.hints_per_minute,
+        analysis_burst=args.analysis_burst,
+        hint_burst=args.hint_burst,
     )
 
 

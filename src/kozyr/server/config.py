@@ -71,6 +71,20 @@ class ServerConfig:
     #: Cluster mode: seconds a room's lease lasts without renewal (a dead
     #: owner's rooms are taken over a little after this).
     lease: float = 2.0
+    #: Post-game analysis (issue 27): worker processes (0: a thread), analyses
+    #: run at once, analyses waiting at most, new analyses per player (a token
+    #: bucket: per hour and burst), iterations per decision (None: 3x level 10's).
+    analysis_workers: int = 1
+    analysis_concurrency: int = 1
+    analysis_queue: int = 16
+    analyses_per_hour: float = 30.0
+    analysis_burst: float = 4.0
+    analysis_budget: int | None = None
+    #: Hints at tables against the computer: a token bucket per player
+    #: (hints a minute and burst) and the iterations of one hint (None: level 10's).
+    hints_per_minute: float = 6.0
+    hint_burst: float = 3.0
+    hint_budget: int | None = None
     #: A listening socket inherited from ``kozyr serve --workers N`` (its fd).
     listen_fd: int | None = None
 

@@ -183,6 +183,11 @@ class Ping(_Client, tag="ping"):
     t: Annotated[int, Meta(ge=0, le=2**53)] | None = None
 
 
+class Hint(_Client, tag="hint"):
+    """Ask for the best move at a table where you are the only person (issue 27):
+    answered ``hint`` or ``hint_unavailable``."""
+
+
 ClientMessage = (
     Hello
     | CreateRoom
@@ -204,6 +209,7 @@ ClientMessage = (
     | Say
     | React
     | Ping
+    | Hint
 )
 _CLIENT_CLASSES = (
     Hello,
@@ -226,6 +232,7 @@ _CLIENT_CLASSES = (
     Say,
     React,
     Ping,
+    Hint,
 )
 CLIENT_TYPES: Final = frozenset(str(c.__struct_config__.tag) for c in _CLIENT_CLASSES)
 
@@ -348,6 +355,23 @@ class GameOver(_Server, tag="game_over"):
     places: list[list[int]]
     #: Where the finished record can be fetched (GameRecord JSON, for kozyr replay).
     record: str | None
+    #: Hints the receiving player used in this game (issue 27; 0 for everyone
+    #: else, spectators included).
+    hints: int = 0
+
+
+class HintAnswer(_Server, tag="hint"):
+    """The best move for the asking seat's view and its chance of not being the
+    durak after it (a draw counts half), for the game frame of ``version``."""
+
+    game: int
+    version: int
+    action: dict[str, Any]
+    chance: float
+    #: True when the chance is exact (an endgame solved to the end).
+    exact: bool
+    #: Hints this seat has used in this game, this one included.
+    used: int
 
 
 class Error(_Server, tag="error"):
@@ -403,6 +427,7 @@ ServerMessage = (
     | Reacted
     | Pong
     | Renamed
+    | HintAnswer
 )
 
 
@@ -435,6 +460,7 @@ class Code:
     BAD_ACTION = "bad_action"
     ILLEGAL_MOVE = "illegal_move"
     RATE_LIMITED = "rate_limited"
+    HINT_UNAVAILABLE = "hint_unavailable"
     REPLACED = "replaced"
     #: The host sent you out of this room; ``retry_after`` says when you may come back.
     KICKED = "kicked"

@@ -9,6 +9,8 @@ Routes (docs/protocol.md has the details):
 * ``GET /api/rooms`` — public rooms waiting in the lobby.
 * ``GET /api/rooms/{code}`` — one room by invite code; ``…/qr.svg`` its invite as a QR code.
 * ``GET /api/games/{id}`` — a finished game's record (for ``kozyr replay``).
+* ``POST``/``GET /api/games/{id}/analysis?seat=N`` — a finished game's analysis
+  (:mod:`.analysis_routes`).
 * ``GET /api/me/results`` — your results against the computer, per level
   (``Authorization: Bearer <token>``).
 * what extensions add (:mod:`.extension`): ``POST /api/telegram/login`` and
@@ -42,6 +44,7 @@ from ..config import ServerConfig
 from ..tables.lobby import Hub, check_name, player_key
 from ..telemetry import log
 from ..telemetry.metrics import CONTENT_TYPE as METRICS_TYPE
+from .analysis_routes import analysis_routes
 from .connection import Connection
 from .extension import Extension
 from .http import bearer_token, decode, read_body
@@ -314,6 +317,7 @@ def create_app(config: ServerConfig, extensions: Sequence[Extension] = ()) -> St
         Route("/api/rooms/{code}", room_info),
         Route("/api/rooms/{code}/qr.svg", room_qr),
         Route("/api/games/{game_id}", game_record),
+        *analysis_routes(hub.analysis),
         Route("/api/me/results", my_results),
         *(route for extension in extensions for route in extension.routes(hub)),
         WebSocketRoute("/ws", ws_endpoint),

@@ -106,6 +106,31 @@ results = Table(
     Column("at", Float, nullable=False),
 )
 
+#: Post-game analyses (issue 27), one row per finished game and seat: claimed
+#: by the process that computes it (``status`` running, ``owner``, progress in
+#: ``done``/``total``, refreshed in ``updated_at``), then its result once.  Any
+#: process of a cluster reads it; a claim whose owner stopped refreshing it is
+#: taken over (:mod:`.analyses`).
+analyses = Table(
+    "analyses",
+    metadata,
+    Column("game_id", Integer, primary_key=True, autoincrement=False),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    #: running | done | failed
+    Column("status", String(16), nullable=False),
+    Column("owner", String(64), nullable=False),
+    Column("done", Integer, nullable=False, default=0),
+    Column("total", Integer, nullable=False, default=0),
+    Column("budget", Integer, nullable=False),
+    Column("seed", Integer, nullable=False),
+    #: The seat's analysis as JSON (``kozyr analyse --json``'s seat object).
+    Column("result", Text),
+    Column("error", Text),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+)
+
+
 #: One row per Telegram user who opened the Mini App or used the bot
 #: (kozyr.telegram.login fills it; docs/telegram.md).
 telegram_users = Table(

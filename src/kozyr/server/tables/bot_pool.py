@@ -24,6 +24,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from kozyr.bots import Bot, make_bot
+from kozyr.bots.ismcts import evaluate_actions
 from kozyr.engine.actions import Action, Kind
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import Result
@@ -94,6 +95,21 @@ def choose_in_worker(level: int, wire: tuple[Any, ...]) -> tuple[int, int, int, 
     return seat, int(kind), cards, target
 
 
+def hint_in_worker(
+    wire: tuple[Any, ...], budget: int
+) -> tuple[tuple[int, int, int, int], float, bool]:
+    """Run in a worker: the best action of the view and its chance (issue 27's
+    hint), from the view alone, as the analysis would judge it."""
+    values = evaluate_actions(view_from_wire(wire), budget, seed=0)
+    exact = all(v.visits == 0 for v in values)
+    if exact:  # solved exactly: the highest chance
+        best = max(values, key=lambda v: v.chance)
+    else:  # searched: the most visited action, as a level-10 bot would play
+        best = max(values, key=lambda v: (v.visits, v.chance))
+    seat, kind, cards, target = best.action
+    return (seat, int(kind), cards, target), best.chance, exact
+
+
 def _ready() -> int:
     return os.getpid()
 
@@ -142,6 +158,21 @@ class BotPool:
         except Exception as exc:
             log.error("bot_failed", level=level, seat=view.seat, error=repr(exc))
         return self._rng.choice(view.legal)
+
+    async def hint(self, view: View, budget: int) -> tuple[Action, float, bool]:
+        """The best action of ``view``, its chance of not being the durak and
+        whether that chance is exact,
+        computed in a worker (errors propagate: a hint may fail, a table not)."""
+        loop = asyncio.get_running_loop()
+        try:
+            (seat, kind, cards, target), chance, exact = await loop.run_in_executor(
+                self._executor, hint_in_worker, view_to_wire(view), budget
+            )
+        except BrokenProcessPool:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = self._make()
+            raise
+        return Action(seat, Kind(kind), cards, target), chance, exact
 
     def shutdown(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)

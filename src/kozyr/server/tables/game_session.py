@@ -67,6 +67,8 @@ class GameSession:
         #: Each seat's hand as (bit mask, JSON list of cards): a hand changes
         #: only when its seat plays or draws, not at every move.
         self._hands: dict[int, tuple[int, bytes]] = {}
+        #: Hints each seat asked for and got (issue 27), by seat.
+        self.hints: dict[int, int] = {}
         #: places() cached with the number of actions it was computed from.
         self._places: tuple[int, list[list[int]]] | None = None
 

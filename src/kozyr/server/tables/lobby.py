@@ -27,10 +27,12 @@ from kozyr.engine.rules import Rules, RulesError
 
 from .. import protocol as p
 from ..config import ServerConfig
+from ..storage.analyses import SqlAnalyses
 from ..storage.store import Store
 from ..telemetry import log, metrics
 from ..telemetry.metrics import Metrics
-from . import chatter, on_behalf, seating
+from . import chatter, hints, on_behalf, seating
+from .analysis_pool import AnalysisService
 from .bot_pool import BotPool
 from .game_session import GameSession
 from .passphrase import MemoryPassphraseThrottle, PassphraseThrottle
@@ -139,6 +141,16 @@ class Hub:
         self.store = Store(config.db_url, inline_moves=not config.redis_url)
         assert config.bot_workers is not None
         self.pool = BotPool(config.bot_workers)
+        self.analysis = AnalysisService(
+            SqlAnalyses(self.store),
+            self.store.finished_record,
+            workers=config.analysis_workers,
+            concurrency=config.analysis_concurrency,
+            queue_limit=config.analysis_queue,
+            rate=config.analyses_per_hour / 3600,
+            burst=config.analysis_burst,
+            budget=config.analysis_budget,
+        )
         self.tasks = Tasks()
         #: Wrong-passphrase back-off, in this process's memory; a cluster
         #: installs one in Redis at startup (the per-address count spans processes).
@@ -175,6 +187,7 @@ class Hub:
             room.shutdown()
         self.tasks.cancel_all()
         self.pool.shutdown()
+        self.analysis.shutdown()
         self.store.close_loop_moves()
         await asyncio.to_thread(self.store.close)
 
@@ -414,6 +427,8 @@ class Hub:
                 chatter.say(room, pl, msg.phrase)
             case p.React():
                 chatter.react(room, pl, msg.reaction)
+            case p.Hint():
+                hints.hint(room, pl)
             case _:  # pragma: no cover - every type is handled above
                 raise p.ProtocolError(p.Code.UNKNOWN_TYPE, "not handled", p.type_of(msg))
 
@@ -482,9 +497,7 @@ class Hub:
         name = check_name(msg.name)
         room = pl.room
         if room is not None and room.state == "playing":
-            raise p.ProtocolError(
-                p.Code.WRONG_STATE, "names are changed between games", "rename"
-            )
+            raise p.ProtocolError(p.Code.WRONG_STATE, "names are changed between games", "rename")
         await self.rename(pl, name)
         pl.send(p.Renamed(name=pl.name))
         if room is not None:

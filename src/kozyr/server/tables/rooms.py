@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
+import msgspec
+
 from kozyr.engine.actions import Action, ActionError, Kind
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import LAST_CALL, IllegalAction
@@ -154,6 +156,8 @@ class Room:
     _host_timer: Timer | None = None
     #: Quick phrases and reactions: a token bucket per person (:mod:`.chatter`).
     chatter: dict[str, TokenBucket] = field(default_factory=dict)
+    #: Hints (issue 27, :mod:`.hints`): a token bucket per person.
+    hint_buckets: dict[str, TokenBucket] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.seats:
@@ -319,6 +323,9 @@ class Room:
             player.send(frame)
         if self.state == "over":
             over = self.game_over_message()
+            seat = self.seat_of(player)
+            if over is not None and self.game is not None and seat is not None:
+                over = msgspec.structs.replace(over, hints=self.game.hints.get(seat, 0))
             if over is not None:
                 player.send(over)
 
@@ -617,6 +624,7 @@ class Room:
         ``wait`` seconds with bots in the empty seats."""
         self.quick = kind
         self.quick_start = int((time.time() + wait) * 1000)
+
         def go() -> None:
             self.hub.tasks.spawn(self._quick_go(), f"quick-{self.code}")
 
@@ -860,7 +868,12 @@ class Room:
             if over is not None:
                 text = p.encode(over).decode()
                 for pl in self._listeners():
-                    pl.send_raw(text)
+                    seat = self.seat_of(pl)
+                    used = g.hints.get(seat, 0) if seat is not None else 0
+                    if used:  # the receiver's own count only
+                        pl.send(msgspec.structs.replace(over, hints=used))
+                    else:
+                        pl.send_raw(text)
                 self.hub.emit(
                     {"kind": "over", "room": self.code, "game": g.game_no, "durak": over.durak,
                      "durak_name": over.durak_name, "pogony": over.pogony,
@@ -890,6 +903,8 @@ class Room:
                 else:
                     outcome = "win"
                 outcomes.append((s.player.key, s.player.name, level, outcome))
+        if g.hints:  # issue 27: the record says who used hints (candies read it)
+            g.record.meta["hints"] = {str(seat): n for seat, n in sorted(g.hints.items())}
         if g.game_id is not None:
             try:
                 await self.hub.store.finish_game(

@@ -1,0 +1,243 @@
+"""Post-game analysis over HTTP and hints over the WebSocket (issue 27, sections 3-4),
+against real server processes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kozyr import core
+
+from .harness import Client, ServerProcess, http, play_out, run
+
+pytestmark = pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
+
+BUDGET = 80
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    db = tmp_path_factory.mktemp("kozyr-analysis") / "kozyr.db"
+    proc = ServerProcess(
+        db,
+        "--rate", "200", "--burst", "200",
+        "--analysis-budget", str(BUDGET),
+        "--hint-budget", "200",
+        "--analysis-burst", "2", "--analyses-per-hour", "0.01",
+        "--hint-burst", "3", "--hints-per-minute", "0.01",
+    ).start()  # fmt: skip
+    yield proc
+    proc.stop()
+    assert not proc.events("internal_error"), proc.events("internal_error")
+    assert not proc.events("task_failed"), proc.events("task_failed")
+
+
+async def _against_bot(
+    srv: ServerProcess, name: str, hints: int = 0, seats: int = 2
+) -> tuple[Client, dict[str, Any], list[dict[str, Any]]]:
+    """A game of one person (random moves, asking ``hints`` hints on the way)
+    against bots; (client, game_over, the hint answers)."""
+    rng = random.Random(name)
+    me = Client(srv.ws_url, name)
+    await me.create_room(seats=seats, bot_level=1, move_time=60, start=True, visibility="private")
+    answers: list[dict[str, Any]] = []
+    while len(answers) < hints:
+        frame = await me.expect("game")
+        if not frame["legal"] or frame["to_move"] != me.seat:
+            continue
+        await me.send({"type": "hint"})
+        answer = await me.expect("hint")
+        assert answer["version"] == frame["version"] and answer["game"] == frame["game"]
+        legal = frame["legal"]
+        assert answer["action"] in legal, (answer, legal)
+        assert 0.0 <= answer["chance"] <= 1.0 and answer["used"] == len(answers) + 1
+        answers.append(answer)
+        await me.send({"type": "move", "action": answer["action"], "version": frame["version"]})
+    await play_out([me], rng, timeout=120)
+    return me, me.over[-1], answers
+
+
+def test_a_finished_game_is_analysed_once_in_a_worker_and_shared(srv: ServerProcess) -> None:
+    async def scenario() -> tuple[str, dict[str, Any]]:
+        me, over, _ = await _against_bot(srv, "anna")
+        assert me.token is not None
+        return me.token, over
+
+    token, over = run(scenario())
+    game_id = over["game_id"]
+    url = f"{srv.url}/api/games/{game_id}/analysis"
+    auth = {"Authorization": f"Bearer {token}"}
+    assert http("GET", url + "?seat=0")[1]["status"] == "none"
+    assert http("POST", url + "?seat=0")[0] == 401  # who asks is needed for the rate limit
+    assert http("POST", url + "?seat=7", headers=auth)[1]["error"]["code"] == "bad_seat"
+    assert http("POST", url + "?seat=x", headers=auth)[1]["error"]["code"] == "bad_seat"
+    missing = f"{srv.url}/api/games/999999/analysis?seat=0"
+    assert http("POST", missing, headers=auth)[1]["error"]["code"] == "no_such_game"
+    assert http("GET", missing)[0] == 404
+
+    status, first = http("POST", url + "?seat=0", headers=auth)
+    assert status in (200, 202), first
+    seen_progress = set()
+    deadline = time.monotonic() + 120
+    while True:
+        status, body = http("GET", url + "?seat=0")
+        assert status == 200 and body["seat"] == 0 and body["game_id"] == game_id
+        seen_progress.add((body["status"], body["done"]))
+        if body["status"] == "done":
+            break
+        assert body["status"] in ("queued", "running"), body
+        assert time.monotonic() < deadline, body
+        time.sleep(0.2)
+    result = body["result"]
+    assert body["done"] == body["total"] == len(result["seats"]["0"]["decisions"]) > 0
+    assert result["budget"] == BUDGET and result["seed"] == 0
+
+    # The same analysis from the command line on the served record: identical.
+    status, record = http("GET", f"{srv.url}/api/games/{game_id}")
+    path = Path(srv.db.parent) / f"game-{game_id}.json"
+    path.write_text(json.dumps(record))
+    cli = subprocess.run(
+        [sys.executable, "-m", "kozyr.cli.main", "analyse", str(path), "--seat", "0",
+         "--budget", str(BUDGET), "--seed", "0", "--json"],
+        capture_output=True, text=True, check=True, timeout=300,
+    )  # fmt: skip
+    assert json.loads(cli.stdout)["seats"]["0"] == result["seats"]["0"]
+
+    # A second request gets the stored result and costs nothing: no new analysis.
+    status, again = http("POST", url + "?seat=0", headers=auth)
+    assert status == 200 and again["status"] == "done" and again["result"] == result
+    assert len([e for e in srv.events("analysis_done") if e["game_id"] == game_id]) == 1
+
+
+def test_a_running_game_is_never_analysed_and_new_analyses_are_rate_limited(
+    srv: ServerProcess,
+) -> None:
+    async def scenario() -> None:
+        boris = Client(srv.ws_url, "boris")
+        await boris.create_room(
+            seats=2, bot_level=1, move_time=60, start=True, visibility="private"
+        )
+        await boris.expect("game")
+        assert boris.token is not None
+        auth = {"Authorization": f"Bearer {boris.token}"}
+        # Every game id of this server so far: the running one is among them,
+        # and none of them is analysable while it runs.
+        for game_id in range(1, 30):
+            status, body = await asyncio.to_thread(
+                http, "GET", f"{srv.url}/api/games/{game_id}", None, None
+            )
+            if status == 404:
+                status, body = await asyncio.to_thread(
+                    http, "POST", f"{srv.url}/api/games/{game_id}/analysis?seat=0", None, auth
+                )
+                assert status == 404 and body["error"]["code"] == "no_such_game"
+        await play_out([boris], random.Random(3), timeout=120)
+        game_id = boris.over[-1]["game_id"]
+        url = f"{srv.url}/api/games/{game_id}/analysis"
+        codes = []
+        for seat in (0, 1):
+            status, body = await asyncio.to_thread(http, "POST", f"{url}?seat={seat}", None, auth)
+            codes.append(status)
+        assert codes[0] in (200, 202) and codes[1] in (200, 202)
+        # A third new analysis within the hour (burst 2): refused, with when to
+        # come back.  The rematch is the same player's next game.
+        await boris.send({"type": "rematch"})
+        await play_out([boris], random.Random(4), timeout=120)
+        third = boris.over[-1]["game_id"]
+        assert third != game_id
+        status, body = await asyncio.to_thread(
+            http, "POST", f"{srv.url}/api/games/{third}/analysis?seat=0", None, auth
+        )
+        assert status == 429 and body["error"]["code"] == "rate_limited"
+        assert body["error"]["retry_after"] > 0
+
+    run(scenario())
+
+
+def test_hints_only_alone_against_the_computer_counted_and_rate_limited(
+    srv: ServerProcess,
+) -> None:
+    async def scenario() -> None:
+        me, over, answers = await _against_bot(srv, "vera", hints=2)
+        assert len(answers) == 2 and over["hints"] == 2
+        _status, record = await asyncio.to_thread(
+            http, "GET", f"{srv.url}/api/games/{over['game_id']}", None, None
+        )
+        assert record["meta"]["hints"] == {str(me.seat): 2}
+
+        # A table with another person: refused, whoever asks.
+        anna, boris = Client(srv.ws_url, "anna3"), Client(srv.ws_url, "boris3")
+        code = await anna.create_room(seats=2, move_time=60)
+        await boris.join(code)
+        await anna.send({"type": "start"})
+        frame = await anna.expect("game")
+        for c in (anna, boris):
+            await c.send({"type": "hint"})
+            err = await c.expect("error")
+            assert err["code"] == "hint_unavailable" and err["ref"] == "hint"
+        assert frame["view"]["phase"] != "over"
+
+        # The third hint of a burst of three is the last one: the fourth waits.
+        gleb = Client(srv.ws_url, "gleb")
+        await gleb.create_room(seats=3, bot_level=2, move_time=60, start=True, visibility="private")
+        got = 0
+        while True:
+            frame = await gleb.expect("game")
+            if frame["to_move"] != gleb.seat or not frame["legal"]:
+                continue
+            await gleb.send({"type": "hint"})
+            reply = await _hint_or_error(gleb)
+            if reply["type"] == "error":
+                assert reply["code"] == "rate_limited" and reply["retry_after"] > 0
+                break
+            got += 1
+            await gleb.send(
+                {"type": "move", "action": reply["action"], "version": frame["version"]}
+            )
+        assert got == 3
+
+    run(scenario())
+
+
+async def _hint_or_error(c: Client) -> dict[str, Any]:
+    while True:
+        frame = await c.recv()
+        if frame["type"] in ("hint", "error"):
+            return frame
+
+
+def test_a_hint_out_of_turn_or_from_a_spectator_is_refused(srv: ServerProcess) -> None:
+    async def scenario() -> None:
+        olga, pavel = Client(srv.ws_url, "olga"), Client(srv.ws_url, "pavel")
+        code = await olga.create_room(
+            seats=2, bot_level=1, move_time=60, start=True, visibility="private"
+        )
+        await pavel.connect()
+        await pavel.send({"type": "join", "room": code})
+        await pavel.expect("room")
+        await pavel.send({"type": "hint"})
+        err = await _hint_or_error(pavel)
+        assert err["code"] == "hint_unavailable"
+        while True:
+            frame = await olga.expect("game")
+            if frame["to_move"] != olga.seat and frame["view"]["phase"] != "over":
+                await olga.send({"type": "hint"})
+                reply = await _hint_or_error(olga)
+                # The bot may have moved meanwhile: then the hint is for olga's turn.
+                assert reply["type"] == "hint" or reply["code"] == "not_your_turn"
+                break
+            if frame["legal"]:
+                await olga.send(
+                    {"type": "move", "action": frame["legal"][0], "version": frame["version"]}
+                )
+
+    run(scenario())
