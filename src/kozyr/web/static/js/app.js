@@ -19,6 +19,7 @@ import { notify, roomNotices } from "./notices.js";
 import { Social } from "./social.js";
 import { GUIDED_ROOM, Guide } from "./guide.js";
 import { Help } from "./help.js";
+import { Hints } from "./hint.js";
 
 const S = {
   mode: "online", // "online" | "pnp"
@@ -59,13 +60,23 @@ const table = new TableView({
   },
   leave: () => leaveRoom(),
   announce: (text, urgent) => announce(text, urgent),
-  extraActions: () => thenPassToggle(),
+  extraActions: () => [...thenPassToggle(), ...hints.items()],
   rendered: () => {
     guide.update();
     help.update();
+    hints.light(document);
   },
 });
 const forms = {};
+// Hints at tables against the computer (js/hint.js, issue 27).
+const hints = new Hints({
+  send: (msg) => S.conn && S.conn.send(msg),
+  frame: () => (S.mode === "online" ? currentFrame()?.frame || null : null),
+  room: () => S.room,
+  you: () => S.you,
+  online: () => S.mode === "online",
+  redraw: () => renderTable(),
+});
 const social = new Social({ send: (msg) => S.conn && S.conn.send(msg) });
 // Learning the game (js/guide.js, js/help.js): the guided game's tips and the help dialog.
 const guide = new Guide({ table, start: () => playGuided(), announce: (text) => announce(text) });
@@ -948,6 +959,11 @@ function fillResult(over) {
     autoEl.textContent = auto.to === auto.from ? t("result.autoSame", { n: auto.to }) : t("result.autoChange", { from: auto.from, to: auto.to });
   }
 
+  // Hints used in this game (issue 27): only the receiver's own count comes.
+  const hintsEl = $("#result-hints");
+  hintsEl.hidden = !(over.hints > 0);
+  if (over.hints > 0) hintsEl.textContent = t("result.hints", { n: over.hints });
+
   // Confetti for a win: yours, or at a shared device the winners'; never for spectators.
   celebrate(outcome === "win" || (S.mode === "pnp" && !res.draw));
 
@@ -1195,6 +1211,9 @@ function onMessage(msg, conn) {
       $("#player-name").value = msg.name;
       notify(t("room.renamed", { name: msg.name }), announce);
       break;
+    case "hint":
+      hints.received(msg);
+      break;
     case "game_over":
       S.over = msg;
       countAuto(msg);
@@ -1212,6 +1231,11 @@ function onMessage(msg, conn) {
       route();
       break;
     case "error":
+      if (msg.ref === "hint") {
+        hints.refused();
+        toast(errorText(msg));
+        break;
+      }
       handleError(msg);
       break;
     default:

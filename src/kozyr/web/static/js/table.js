@@ -1496,7 +1496,7 @@ export class TableView {
     }
     // The key's place, not its letter: T is T on a Russian layout too (Е).
     const key = /^Key[A-Z]$/.test(ev.code || "") ? ev.code.slice(3).toLowerCase() : ev.key.toLowerCase();
-    const map = { t: "take", d: "pass", r: "transfer", c: "cheat", k: "catch", l: "lead" };
+    const map = { t: "take", d: "pass", r: "transfer", c: "cheat", k: "catch", l: "lead", h: "hint" };
     if (map[key]) {
       const sel = key === "l" ? '[data-action="lead"], [data-action="cheat-lead"]' : `[data-action="${map[key]}"]`;
       const btn = this.el.actions.querySelector(sel);
