@@ -10,6 +10,7 @@ import pytest
 
 from kozyr import core
 from kozyr.bots.analysis import (
+    BEST_MARGIN,
     THRESHOLDS,
     AnalysisError,
     Decision,
@@ -69,7 +70,10 @@ THROWN = [
 def test_the_labels_follow_the_thresholds() -> None:
     good, inaccuracy, mistake = THRESHOLDS
     assert label_of(0.0, True, False) == "best"
-    assert label_of(0.0, False, False) == "good"
+    assert label_of(0.5, True, False) == "best"  # the best move can lose the game
+    assert label_of(0.0, False, False) == "best"  # as good as the best
+    assert label_of(BEST_MARGIN - 1e-9, False, False) == "best"
+    assert label_of(BEST_MARGIN, False, False) == "good"
     assert label_of(good - 1e-9, False, False) == "good"
     assert label_of(good, False, False) == "inaccuracy"
     assert label_of(inaccuracy, False, False) == "mistake"

@@ -40,6 +40,11 @@ from .levels import LEVELS
 #: ``mistake``, and from the third on a ``blunder`` (docs/analysis.md).
 THRESHOLDS: Final = (0.05, 0.10, 0.20)
 LABELS: Final = ("best", "good", "inaccuracy", "mistake", "blunder", "forced")
+#: A played action this close to the best one's chance is ``best`` too: closer
+#: than the search tells two actions apart at the default budget (a mean over
+#: some ten thousand playouts varies by about 0.005), so the label does not
+#: flip between ``best`` and ``good`` with the seed (docs/analysis.md).
+BEST_MARGIN: Final = 0.01
 #: A decision's accuracy falls linearly from 100 (no loss) to 0 at this loss.
 ACCURACY_ZERO: Final = THRESHOLDS[2]
 #: The default budget is this many times level 10's at the table.
@@ -146,7 +151,7 @@ def label_of(loss: float, is_best: bool, forced: bool) -> str:
     """The label of a decision whose played action lost ``loss`` against the best."""
     if forced:
         return "forced"
-    if is_best:
+    if is_best or loss < BEST_MARGIN:
         return "best"
     good, inaccuracy, mistake = THRESHOLDS
     if loss < good:

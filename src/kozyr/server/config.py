@@ -85,6 +85,8 @@ class ServerConfig:
     hints_per_minute: float = 6.0
     hint_burst: float = 3.0
     hint_budget: int | None = None
+    #: Candies a player may earn per UTC day (docs/players.md); 0 turns them off.
+    candy_cap: int = 300
     #: A listening socket inherited from ``kozyr serve --workers N`` (its fd).
     listen_fd: int | None = None
 

@@ -61,7 +61,7 @@ def hint(room: Room, player: Player) -> None:
         raise _refuse("hints are for the player at the table, not for spectators")
     if not only_person(room, player):
         raise _refuse("hints are only given at a table where you are the only person")
-    if getattr(room, "rated", False):  # issue 26: games between people only
+    if room.rated:
         raise _refuse("no hints in rated games")
     g = room.game
     if g is None or room.state != "playing" or g.over:
