@@ -33,12 +33,12 @@ export class Hints {
     this.waitingFor = null; // the version a hint was asked at
   }
 
-  /** Whether this table gives hints: online, seated, and every other seat a bot's. */
+  /** Whether this table gives hints: online, seated, not rated, every other seat a bot's. */
   available() {
     const room = this.hooks.room();
     const you = this.hooks.you();
     if (!this.hooks.online() || !room || !you || you.spectator || you.seat === null || you.seat === undefined) return false;
-    return room.seats.every((s) => s.seat === you.seat || !s.human);
+    return !room.rated && room.seats.every((s) => s.seat === you.seat || !s.human);
   }
 
   /** The hint for the frame on screen, if there is one. */
