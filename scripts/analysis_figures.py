@@ -34,14 +34,19 @@ from kozyr.engine.record import GameRecord
 ERRORS = ("mistake", "blunder")
 
 
-def cached(path: Path, seed: int, budget: int | None, workers: int, cache: Path) -> dict[str, Any]:
-    """The analysis JSON of every seat of ``path`` (computed once per key)."""
+def cached(
+    path: Path, seed: int, budget: int | None, workers: int, cache: Path, only: bool = False
+) -> dict[str, Any] | None:
+    """The analysis JSON of every seat of ``path`` (computed once per key; with
+    ``only``, None for a game not analysed yet)."""
     text = path.read_text()
     key = hashlib.sha256(f"{text}|{seed}|{budget}".encode()).hexdigest()[:20]
     out = cache / f"{path.stem}-{key}.json"
     if out.exists():
         data: dict[str, Any] = json.loads(out.read_text())
         return data
+    if only:
+        return None
     start, cpu0 = time.perf_counter(), time.process_time()
     result = analyse(GameRecord.loads(text), None, budget, seed, workers).to_json()
     result["wall"] = time.perf_counter() - start
@@ -70,9 +75,16 @@ def records_in(paths: list[str]) -> list[Path]:
 
 def stability(args: argparse.Namespace) -> None:
     games = records_in(args.records)[: args.games]
-    agree = total = exact = 0
+    agree = total = exact = done = 0
     for i, path in enumerate(games):
-        runs = [cached(path, s, args.budget, args.workers, args.cache) for s in args.seeds]
+        found = [
+            cached(path, s, args.budget, args.workers, args.cache, args.cached_only)
+            for s in args.seeds
+        ]
+        runs = [r for r in found if r is not None]
+        if len(runs) < len(found):
+            continue
+        done += 1
         labels: dict[tuple[str, int], list[str]] = defaultdict(list)
         for run in runs:
             for seat, sa in run["seats"].items():
@@ -87,7 +99,7 @@ def stability(args: argparse.Namespace) -> None:
     print(
         json.dumps(
             {
-                "games": len(games),
+                "games": done,
                 "seeds": args.seeds,
                 "budget": args.budget,
                 "decisions": total,
@@ -106,7 +118,9 @@ def meaningful(args: argparse.Namespace) -> None:
         for i, path in enumerate(games):
             record = json.loads(path.read_text())
             bots = record["meta"]["arena"]["bots"]
-            run = cached(path, args.seed, args.budget, args.workers, args.cache)
+            run = cached(path, args.seed, args.budget, args.workers, args.cache, args.cached_only)
+            if run is None:
+                continue
             for seat, sa in run["seats"].items():
                 bot = f"{d}:{bots[int(seat)]}"
                 stats = per_bot[bot]
@@ -164,6 +178,9 @@ def main() -> None:
     common.add_argument("--workers", type=int, default=1)
     common.add_argument("--cache", type=Path, default=Path("test-artifacts/analysis-cache"))
     common.add_argument("--games", type=int, default=20)
+    common.add_argument(
+        "--cached-only", action="store_true", help="summarise the games analysed so far"
+    )
     s = sub.add_parser("stability", parents=[common])
     s.add_argument("records", nargs="+")
     s.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
