@@ -25,6 +25,7 @@ pytestmark = [
 ]
 
 BUDGET = 80
+SMALL = {"deck": 24}
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +63,10 @@ async def _against_bot(
     against bots; (client, game_over, the hint answers)."""
     rng = random.Random(name)
     me = Client(srv.ws_url, name)
-    await me.create_room(seats=seats, bot_level=1, move_time=60, start=True, visibility="private")
+    # 24 cards: short games with small endgames (solved exactly whatever the budget).
+    await me.create_room(
+        seats=seats, bot_level=1, move_time=60, start=True, visibility="private", rules=SMALL
+    )
     answers: list[dict[str, Any]] = []
     while len(answers) < hints:
         frame = await me.expect("game")
@@ -138,7 +142,7 @@ def test_a_running_game_is_never_analysed_and_new_analyses_are_rate_limited(
     async def scenario() -> None:
         boris = Client(srv.ws_url, "boris")
         await boris.create_room(
-            seats=2, bot_level=1, move_time=60, start=True, visibility="private"
+            seats=2, bot_level=1, move_time=60, start=True, visibility="private", rules=SMALL
         )
         await boris.expect("game")
         assert boris.token is not None
