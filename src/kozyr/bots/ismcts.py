@@ -83,6 +83,12 @@ class IsmctsConfig(NamedTuple):
     endgame_eval: bool = False
 
 
+#: Level 10's search (the level table, :mod:`kozyr.bots.levels`, uses this one;
+#: it lives here so that :func:`evaluate_actions` needs no import of that table,
+#: which imports this module).
+LEVEL_10: Final = IsmctsConfig(iterations=30_000, endgame_nodes=25_000, time_cap=1.4)
+
+
 def style_tuple(style: Style) -> tuple[int, int, int, int, float, float]:
     """A heuristic style as the core reads it."""
     return (
@@ -264,11 +270,7 @@ def evaluate_actions(
     if budget < len(legal):
         raise ValueError(f"a budget of {budget} cannot visit {len(legal)} actions")
     if config is None:
-        from .levels import LEVELS  # the level table imports this module
-
-        found = LEVELS[10].search
-        assert isinstance(found, IsmctsConfig)
-        config = found
+        config = LEVEL_10
     config = config._replace(time_cap=float("inf"))
     rng = random.Random(decision_seed(seed, view))
     slots = Slots(view)

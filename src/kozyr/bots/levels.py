@@ -32,7 +32,7 @@ from .base import Bot
 from .cheating import PROFILES, CheatingTableBot
 from .heuristic_bot import HeuristicBot
 from .heuristics import SOLID, Style
-from .ismcts import IsmctsBot, IsmctsConfig
+from .ismcts import LEVEL_10, IsmctsBot, IsmctsConfig
 from .search import SearchBot, SearchConfig
 
 MIN_LEVEL = 1
@@ -68,7 +68,7 @@ LEVELS: dict[int, LevelSpec] = {
     7: LevelSpec(7, search=IsmctsConfig(iterations=2_000, endgame_nodes=4_000, time_cap=0.8)),
     8: LevelSpec(8, search=IsmctsConfig(iterations=5_000, endgame_nodes=8_000, time_cap=1.0)),
     9: LevelSpec(9, search=IsmctsConfig(iterations=12_000, endgame_nodes=15_000, time_cap=1.2)),
-    10: LevelSpec(10, search=IsmctsConfig(iterations=30_000, endgame_nodes=25_000, time_cap=1.4)),
+    10: LevelSpec(10, search=LEVEL_10),
 }
 
 
