@@ -42,7 +42,7 @@ THRESHOLDS: Final = (0.05, 0.10, 0.20)
 LABELS: Final = ("best", "good", "inaccuracy", "mistake", "blunder", "forced")
 #: A played action this close to the best one's chance is ``best`` too: closer
 #: than the search tells two actions apart at the default budget (measured: a
-#: decision's loss varies between seeds by up to 0.026 in nine cases of ten),
+#: decision's loss varies between seeds by up to 0.03-0.04 in nine cases of ten),
 #: so the label does not flip between ``best`` and ``good`` with the seed
 #: (docs/analysis.md, "Labels").
 BEST_MARGIN: Final = 0.02
