@@ -454,6 +454,65 @@ def audit_start_and_room(page: Any, lang: str, key: str) -> list[str]:
     return problems + audit(page, f"{lang}-room", key, scrolls=True)
 
 
+#: The online room as a busy table shows it between games: six seats (the host,
+#: a ready player who is offline, a seat kept for a leaver, an empty seat, a
+#: bot), three spectators; seen by the host, or by a spectator (Sit here).
+BUSY_ROOM = """(spectator) => {
+    const k = window.kozyr, S = k.state;
+    if (!window.realRoom) window.realRoom = {type: "room", room: S.room, you: S.you};
+    const names = ["Александрина", "Konstantinos", null, null, null, "翔太"];
+    const seats = names.map((name, i) => ({
+        seat: i, name, human: Boolean(name), bot: i === 4 ? 5 : null,
+        connected: i !== 1, away: false, host: i === 0, ready: i === 1,
+        reserved_for: i === 2 ? "Maximilian" : null,
+    }));
+    const room = {...S.room, seats, spectators: ["Bob", "Маргарита", "花子"],
+                  host_name: names[0], rules: {...S.room.rules, players: 6}};
+    const you = spectator ? {seat: null, spectator: true, host: false}
+                          : {seat: 0, spectator: false, host: true};
+    k.onMessage({type: "room", room, you}, S.conn);
+}"""
+INVITE = """(seats) => window.kozyr.showInvite({
+    code: "ABCD2345EFGH6789", host_name: "Konstantinos", has_passphrase: true,
+    rules: {variant: "perevodnoy", players: seats, deck: 36},
+    seats: Array.from({length: seats},
+                      (_, i) => ({seat: i, human: i < 2, bot: i === 2 ? 4 : null})),
+}, false)"""
+
+
+def audit_table_life(page: Any, lang: str, key: str) -> list[str]:
+    """Issue 25's screens: the room between games seen by its host (kick,
+    ready, a kept seat) and by a spectator (Sit here), the invite screen with
+    a name and a passphrase; then back to the real room."""
+    page.evaluate(BUSY_ROOM, False)
+    wait_screen(page, "room")
+    problems = audit(page, f"{lang}-room-host", key, scrolls=True)
+    page.evaluate(BUSY_ROOM, True)
+    page.wait_for_selector("#seat-list [data-action=sit]")
+    problems += audit(page, f"{lang}-room-spectator", key, scrolls=True)
+    page.evaluate("window.kozyr.onMessage(window.realRoom, window.kozyr.state.conn)")
+    page.evaluate(INVITE, 6)
+    wait_screen(page, "invite")
+    problems += audit(page, f"{lang}-invite", key, scrolls=True)
+    page.evaluate("window.kozyr.show('room')")
+    return problems
+
+
+def audit_chat_and_notices(page: Any, lang: str, key: str) -> list[str]:
+    """At a six-player table: the phrases panel open, then three notices."""
+    TABLE_SCENES["table-6-players"](page, f"{lang}-table-6-again", key)
+    page.evaluate("window.kozyr.social.setRoom(window.kozyr.state.room, {seat: 0}, true)")
+    page.click("#chat-open")
+    page.wait_for_selector("#chat-panel:not([hidden])")
+    problems = audit(page, f"{lang}-table-chat", key, scrolls=True, root="#chat-panel")
+    page.keyboard.press("Escape")
+    for name in ("Konstantinos", "Александрина", "翔太"):
+        page.evaluate("(n) => window.kozyr.notify(n + ' · ' + n + ' · ' + n)", name)
+    problems += audit(page, f"{lang}-table-notices", key)
+    page.evaluate("document.querySelector('#notices').replaceChildren()")
+    return problems
+
+
 def audit_rules_box(page: Any, lang: str, key: str) -> list[str]:
     """The start screen's rules box open: every option with its "?" link."""
     page.click("#tab-computer")
@@ -502,9 +561,11 @@ def test_layout_audit(open_page: Any, key: str, lang: str) -> None:
     wait_connected(page)
     problems = audit_rules_box(page, lang, key)
     problems += audit_start_and_room(page, lang, key)
+    problems += audit_table_life(page, lang, key)
     for scene, run in TABLE_SCENES.items():
         problems += run(page, f"{lang}-{scene}", key)
     problems += hand_steadiness(page, f"{lang}-hand-steady")
+    problems += audit_chat_and_notices(page, lang, key)
     problems += audit_learning(page, lang, key)
     page.evaluate(SHOW_RESULT, [GAME_OVER, TWO_ROOM])
     problems += audit(page, f"{lang}-result", key, root="#result")

@@ -1748,5 +1748,5 @@ async function main() {
   if (!code && (params.get("play") === "computer" || tgStart === "computer")) S.selectTab("tab-computer");
 }
 
-window.kozyr = { state: S, table, guide, help, sound, show, fillResult, resultSpoken, checkName, languages: LANGUAGES }; // for debugging and tests
+window.kozyr = { state: S, table, guide, help, sound, social, show, fillResult, resultSpoken, checkName, onMessage, showInvite, notify, languages: LANGUAGES }; // for debugging and tests
 main();

@@ -52,6 +52,11 @@ export class Social {
 
   open() {
     this.build();
+    // Just below the bar's button, wherever the layout put the bar: the
+    // panel never covers Help, Phrases or Leave.
+    const screen = $("#screen-table").getBoundingClientRect();
+    const button = $("#chat-open").getBoundingClientRect();
+    $("#chat-panel").style.top = `${Math.round(button.bottom - screen.top + 6)}px`;
     $("#chat-panel").hidden = false;
     $("#chat-open").setAttribute("aria-expanded", "true");
     const first = $("#chat-panel button");
