@@ -216,7 +216,7 @@ def unseal(sealed: str, code: str) -> str:
     data = bytes.fromhex(sealed)
     salt, body = data[:16], data[16:]
     stream = _keystream(code, salt, len(body))
-    return bytes(a ^ b for a, b in zip(body, stream, strict=True)).decode()
+    return bytes(a ^ b for a, b in zip(body, stream, strict=True)).decode(errors="replace")
 
 
 def create_transfer(conn: Connection, key: str, token: str, code: str, now: float) -> bool:
