@@ -17,7 +17,7 @@ from sqlalchemy import create_engine, func, inspect, select, text
 from sqlalchemy.engine import Engine
 
 from kozyr.server.storage import baseline
-from kozyr.server.storage.migrate import BASELINE, current, head, upgrade
+from kozyr.server.storage.migrate import BASELINE, HEAD, current, head, upgrade
 from kozyr.server.storage.schema import metadata
 from kozyr.server.storage.store import make_engine
 
@@ -122,6 +122,10 @@ def _check_kept(engine: Engine) -> None:
         posted = conn.execute(select(baseline.telegram_tables.c.posted_game)).scalar_one()
         assert posted == 1
         assert conn.execute(select(func.count()).select_from(baseline.games)).scalar_one() == 2
+
+
+def test_head_constant_is_alembics_head() -> None:
+    assert head() == HEAD
 
 
 def _no_drift(engine: Engine) -> None:
