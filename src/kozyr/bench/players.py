@@ -139,6 +139,14 @@ def time_settle(engine: Engine, n: int, first_id: int, seed: int = 2) -> tuple[f
     return total / n * 1000, whole / n * 1000
 
 
+def _cpu(pid: int) -> float:
+    """CPU seconds (user + system) of process ``pid`` so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    import os
+
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -176,26 +184,32 @@ def time_requests(url: str, n: int, seed: int = 3) -> dict[str, dict[str, float]
         for _ in range(20):  # warm up
             get("/api/leaderboard?limit=50")
             get("/api/me/games?limit=20", _token(0))
+        who = [0 if i % 2 == 0 else rng.randrange(1, PLAYERS) for i in range(n)]
+        cursors: list[tuple[int, str]] = []
         out: dict[str, list[float]] = {"games_first": [], "games_cursor": [], "leaderboard": []}
-        for i in range(n):
-            who = 0 if i % 2 == 0 else rng.randrange(1, PLAYERS)
-            took, page = get("/api/me/games?limit=20", _token(who))
+        cpu: dict[str, float] = {}
+        start = _cpu(proc.pid)
+        for w in who:  # first pages (busiest player and random ones)
+            took, page = get("/api/me/games?limit=20", _token(w))
             out["games_first"].append(took)
             if page["next"]:
-                deeper = page["next"]
-                for _ in range(rng.randrange(0, 3)):
-                    _, more = get(f"/api/me/games?limit=20&before={deeper}", _token(who))
-                    deeper = more["next"] or deeper
-                took, _ = get(f"/api/me/games?limit=20&before={deeper}", _token(who))
-                out["games_cursor"].append(took)
+                cursors.append((w, page["next"]))
+        cpu["games_first"], start = _cpu(proc.pid) - start, _cpu(proc.pid)
+        for w, cursor in cursors:  # a page further on
+            took, _ = get(f"/api/me/games?limit=20&before={cursor}", _token(w))
+            out["games_cursor"].append(took)
+        cpu["games_cursor"], start = _cpu(proc.pid) - start, _cpu(proc.pid)
+        for _ in range(n):
             took, _ = get("/api/leaderboard?variant=podkidnoy&limit=50")
             out["leaderboard"].append(took)
+        cpu["leaderboard"] = _cpu(proc.pid) - start
         conn.close()
         return {
             k: {"p50": round(_pct(v, 0.5), 2), "p99": round(_pct(v, 0.99), 2),
-                "max": round(max(v), 2), "n": len(v)}
+                "max": round(max(v), 2), "n": len(v),
+                "server_cpu_ms": round(cpu[k] / max(1, len(v)) * 1000, 3)}
             for k, v in out.items()
-        }  # fmt: skip
+        }
     finally:
         proc.terminate()
         proc.wait(30)
@@ -240,4 +254,11 @@ def run(args: argparse.Namespace) -> int:
                 finally:
                     pg.stop()
     print(json.dumps(figures, indent=2))
+    try:
+        import os
+
+        figures["load_average"] = list(os.getloadavg())
+    except OSError:
+        pass
+    print(json.dumps({"load_average": figures.get("load_average")}))
     return 0
