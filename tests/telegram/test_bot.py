@@ -162,6 +162,12 @@ def test_group_table_filled_nudged_and_finished(tg_server, fake_api) -> None:
     mine = 8 if over["durak"] is None else (15 if over["durak"] != 0 else 5)
     assert f"Конфеты: <b>{mine}</b> (сегодня {mine} из 300)" in me["text"]
     assert "Рейтинг, подкидной: <b>1500?</b> (игр: 0)" in me["text"]
+    # The Mini App's token shows the same profile, in the user's Telegram language.
+    status, profile = http(
+        "GET", tg_server.url + "/api/me", headers={"authorization": f"Bearer {clients[0][1]}"}
+    )
+    assert status == 200 and profile["name"] == "Masha" and profile["lang"] == "ru"
+    assert profile["candies"]["balance"] == mine
 
 
 def test_outage_and_rate_limit_lose_no_update(tg_server, fake_api) -> None:

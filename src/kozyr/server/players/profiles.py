@@ -120,11 +120,16 @@ def my_profile(conn: Connection, key: str, cap: int) -> dict[str, Any] | None:
     row = _row(conn, key)
     if row is None:
         return None
+    lang = row.lang
+    if lang is None:  # a Telegram player's language is their Telegram one until chosen
+        lang = conn.execute(
+            select(telegram_users.c.lang).where(telegram_users.c.player == key).limit(1)
+        ).scalar()
     return {
         "public_id": ensure_public_id(conn, key, row),
         "name": row.name,
         "avatar": row.avatar or DEFAULT_AVATAR,
-        "lang": row.lang,
+        "lang": lang,
         "joined": iso(float(row.created_at)),
         "games": games_played(conn, key),
         "candies": candies_of(conn, key, cap),
