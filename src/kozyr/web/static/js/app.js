@@ -7,14 +7,14 @@
 
 import { $, $$, fill, h, openDialog, prefersReducedMotion } from "./dom.js";
 import { LANGUAGES, applyI18n, currentLanguage, pickLanguage, setLanguage, t } from "./i18n.js";
-import { applyLook, chooseLook, lookFor } from "./look.js";
+import { applyLook, candyTable, chooseLook, lookFor } from "./look.js";
 import { Conn } from "./net.js";
 import { registerWorker } from "./pwa.js";
 import { rulesForm, summary } from "./rules.js";
 import { frameSounds, setupSoundToggle, sound } from "./sound.js";
 import { autoLevel, recordAuto, store } from "./store.js";
 import { cardSVG } from "./cards.js";
-import { TableView, cardShort, seatName } from "./table.js";
+import { MOCHA_ART, TableView, cardShort, isComputerSeat, seatName } from "./table.js";
 import { backButton, matchTelegramColours, saveAuto, startTelegram } from "./telegram.js";
 import { notify, roomNotices } from "./notices.js";
 import { Social } from "./social.js";
@@ -596,7 +596,7 @@ function renderRoom() {
       "li",
       { class: `seat${s.human ? " human" : ""}${s.bot !== null && !s.human ? " bot" : ""}${s.human || s.bot !== null ? "" : " empty"}`, dataset: { seat: String(s.seat) } },
       h("span", { class: "seat-no" }, t("room.seatN", { n: s.seat + 1 })),
-      h("span", { class: "seat-who" }, who),
+      h("span", { class: "seat-who" }, candyTable() && isComputerSeat(s) ? h("img", { class: "room-mocha", src: MOCHA_ART, alt: "" }) : null, who),
       tags,
       h("span", { class: "seat-controls" }, controls),
     );
