@@ -24,7 +24,8 @@ For every viewport, language and scene the page itself is measured (AUDIT below)
   most 10 % wider or narrower with six covered pairs on the table than with none.
 
 Scenes (``SCENES``): the start screen's four tabs (with the guided game's
-offer, shown on a first visit) and its rules box open, the room, a 2-player
+offer, shown on a first visit) and its rules box open, the room (a bot in its
+second seat), a 2-player
 table (three pairs, and a full one of six covered pairs) and a 6-player table
 (drawn frames: the same markup as a served one, far cheaper than real games),
 hands of 12 and 30 cards you may all lead, a lead of three selected sevens, a
@@ -459,6 +460,9 @@ def audit_start_and_room(page: Any, lang: str, key: str) -> list[str]:
     page.click("#tab-online")
     page.click("#panel-online button[type=submit]")
     wait_screen(page, "room")
+    # A computer in the second seat (at the candy table: Mocha, with the portrait).
+    page.click('.seat[data-seat="1"] button')
+    page.wait_for_selector('.seat.bot[data-seat="1"]')
     return problems + audit(page, f"{lang}-room", key, scrolls=True)
 
 
