@@ -1,5 +1,8 @@
 """The layout audit (issue 14): every screen on phones, a tablet and desktops,
-in English, Russian and Japanese.
+in English, Russian and Japanese, in both looks (issue 26): each language's
+own look on every viewport (the classic table in English and Russian, the
+candy table in Japanese), and the other look on a narrow phone, a phone on its
+side and a desktop (OTHER_LOOKS).
 
 For every viewport, language and scene the page itself is measured (AUDIT below):
 
@@ -21,7 +24,8 @@ For every viewport, language and scene the page itself is measured (AUDIT below)
   most 10 % wider or narrower with six covered pairs on the table than with none.
 
 Scenes (``SCENES``): the start screen's four tabs (with the guided game's
-offer, shown on a first visit) and its rules box open, the room, a 2-player
+offer, shown on a first visit) and its rules box open, the room (a bot in its
+second seat), a 2-player
 table (three pairs, and a full one of six covered pairs) and a 6-player table
 (drawn frames: the same markup as a served one, far cheaper than real games),
 hands of 12 and 30 cards you may all lead, a lead of three selected sevens, a
@@ -56,6 +60,11 @@ VIEWPORTS = {
 }
 PHONES = ["phone-360x740", "phone-390x844"]
 LOCALES = {"en": "en-US", "ru": "ru-RU", "ja": "ja-JP"}
+#: The look each language starts with (js/look.js): the matrix audits these.
+LANGUAGE_LOOK = {"en": "classic", "ru": "classic", "ja": "candy"}
+#: ... and the other look, picked by the player, on a subset of the viewports.
+OTHER_LOOKS = [("en", "candy"), ("ru", "candy"), ("ja", "classic")]
+OTHER_LOOK_VIEWPORTS = ["phone-360x740", "landscape-844x390", "desktop-1280x800"]
 AUDIT_SHOTS = SHOTS / "audit"
 MIN_TAP = 44
 
@@ -451,6 +460,9 @@ def audit_start_and_room(page: Any, lang: str, key: str) -> list[str]:
     page.click("#tab-online")
     page.click("#panel-online button[type=submit]")
     wait_screen(page, "room")
+    # A computer in the second seat (at the candy table: Mocha, with the portrait).
+    page.click('.seat[data-seat="1"] button')
+    page.wait_for_selector('.seat.bot[data-seat="1"]')
     return problems + audit(page, f"{lang}-room", key, scrolls=True)
 
 
@@ -551,26 +563,53 @@ def audit_privacy(page: Any, lang: str, key: str) -> list[str]:
     return audit(page, f"{lang}-privacy", key, root="#privacy")
 
 
+def audit_everything(page: Any, prefix: str, key: str) -> list[str]:
+    """Every scene of SCENES on one page; ``prefix`` names the language (and
+    the look, when it is not the language's own) in scenes and screenshots."""
+    problems = audit_rules_box(page, prefix, key)
+    problems += audit_start_and_room(page, prefix, key)
+    problems += audit_table_life(page, prefix, key)
+    for scene, run in TABLE_SCENES.items():
+        problems += run(page, f"{prefix}-{scene}", key)
+    problems += hand_steadiness(page, f"{prefix}-hand-steady")
+    problems += audit_chat_and_notices(page, prefix, key)
+    problems += audit_learning(page, prefix, key)
+    page.evaluate(SHOW_RESULT, [GAME_OVER, TWO_ROOM])
+    problems += audit(page, f"{prefix}-result", key, root="#result")
+    problems += audit_privacy(page, prefix, key)
+    return problems
+
+
 @pytest.mark.parametrize("lang", list(LOCALES))
 @pytest.mark.parametrize("key", list(VIEWPORTS))
 def test_layout_audit(open_page: Any, key: str, lang: str) -> None:
-    """Every scene of SCENES at one viewport in one language, on one page: each
-    problem names its scene (the test's id names the viewport and language)."""
+    """Every scene of SCENES at one viewport in one language, in the look the
+    language starts with (LANGUAGE_LOOK: Japanese audits the candy table on
+    every viewport), on one page: each problem names its scene (the test's id
+    names the viewport and language)."""
     page = open_page(VIEWPORTS[key], locale=LOCALES[lang])
     page.emulate_media(reduced_motion="reduce")
     wait_connected(page)
-    problems = audit_rules_box(page, lang, key)
-    problems += audit_start_and_room(page, lang, key)
-    problems += audit_table_life(page, lang, key)
-    for scene, run in TABLE_SCENES.items():
-        problems += run(page, f"{lang}-{scene}", key)
-    problems += hand_steadiness(page, f"{lang}-hand-steady")
-    problems += audit_chat_and_notices(page, lang, key)
-    problems += audit_learning(page, lang, key)
-    page.evaluate(SHOW_RESULT, [GAME_OVER, TWO_ROOM])
-    problems += audit(page, f"{lang}-result", key, root="#result")
-    problems += audit_privacy(page, lang, key)
+    assert page.evaluate("document.documentElement.dataset.theme") == LANGUAGE_LOOK[lang]
+    problems = audit_everything(page, lang, key)
     assert not problems, f"{key} {lang}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(("lang", "look"), OTHER_LOOKS)
+@pytest.mark.parametrize("key", OTHER_LOOK_VIEWPORTS)
+def test_layout_audit_in_the_other_look(open_page: Any, key: str, lang: str, look: str) -> None:
+    """The look a language does not start with, picked by the player (issue 26):
+    the candy table in English and Russian (Mocha's name and portrait in the
+    seats, the host on the start screen), the classic one in Japanese; on a
+    subset of the viewports (OTHER_LOOK_VIEWPORTS: a narrow phone, a phone on
+    its side, a desktop), as the full matrix already takes minutes."""
+    page = open_page(VIEWPORTS[key], locale=LOCALES[lang])
+    page.emulate_media(reduced_motion="reduce")
+    wait_connected(page)
+    page.select_option("#theme-select", look)
+    assert page.evaluate("document.documentElement.dataset.theme") == look
+    problems = audit_everything(page, f"{lang}-{look}", key)
+    assert not problems, f"{key} {lang} {look}:\n" + "\n".join(problems)
 
 
 @pytest.mark.parametrize("key", list(VIEWPORTS))
@@ -581,6 +620,17 @@ def test_audit_table_of_a_real_game(open_page: Any, key: str) -> None:
     start_vs_computer(page, bots=1, deck="36")
     assert wait_turn(page) == "turn"
     problems = audit(page, "table-2-players", key)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("key", ["phone-360x740", "desktop-1280x800"])
+def test_audit_candy_table_of_a_real_game(open_page: Any, key: str) -> None:
+    """The candy table of a real game in Japanese: three Mocha seats (the most
+    a phone shows in one row with portraits), with the animations."""
+    page = open_page(VIEWPORTS[key], locale=LOCALES["ja"])
+    start_vs_computer(page, bots=3, deck="36")
+    assert wait_turn(page) in ("turn", "over")
+    problems = audit(page, "ja-candy-table-4-players", key)
     assert not problems, "\n".join(problems)
 
 

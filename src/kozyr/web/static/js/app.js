@@ -6,15 +6,16 @@
 // server, and shows one seat at a time behind a privacy screen (see README.md).
 
 import { $, $$, fill, h, openDialog, prefersReducedMotion } from "./dom.js";
-import { LANGUAGES, applyI18n, pickLanguage, setLanguage, t } from "./i18n.js";
+import { LANGUAGES, applyI18n, currentLanguage, pickLanguage, setLanguage, t } from "./i18n.js";
+import { applyLook, candyTable, chooseLook, lookFor } from "./look.js";
 import { Conn } from "./net.js";
 import { registerWorker } from "./pwa.js";
 import { rulesForm, summary } from "./rules.js";
 import { frameSounds, setupSoundToggle, sound } from "./sound.js";
 import { autoLevel, recordAuto, store } from "./store.js";
 import { cardSVG } from "./cards.js";
-import { TableView, cardShort, seatName } from "./table.js";
-import { backButton, saveAuto, startTelegram } from "./telegram.js";
+import { MOCHA_ART, TableView, cardShort, isComputerSeat, seatName } from "./table.js";
+import { backButton, matchTelegramColours, saveAuto, startTelegram } from "./telegram.js";
 import { notify, roomNotices } from "./notices.js";
 import { Social } from "./social.js";
 import { GUIDED_ROOM, Guide } from "./guide.js";
@@ -47,6 +48,7 @@ const S = {
   autoSentAt: null, // the version the device last answered by itself
   watchRoom: false, // a spectator went "back to room" after a game: show the room, not the table
   inTelegram: false,
+  tgDark: false, // a dark Telegram chat: the classic table is drawn at midnight
 };
 
 const table = new TableView({
@@ -594,7 +596,7 @@ function renderRoom() {
       "li",
       { class: `seat${s.human ? " human" : ""}${s.bot !== null && !s.human ? " bot" : ""}${s.human || s.bot !== null ? "" : " empty"}`, dataset: { seat: String(s.seat) } },
       h("span", { class: "seat-no" }, t("room.seatN", { n: s.seat + 1 })),
-      h("span", { class: "seat-who" }, who),
+      h("span", { class: "seat-who" }, candyTable() && isComputerSeat(s) ? h("img", { class: "room-mocha", src: MOCHA_ART, alt: "" }) : null, who),
       tags,
       h("span", { class: "seat-controls" }, controls),
     );
@@ -1656,6 +1658,12 @@ async function changeLanguage(code) {
   renderPnpNamesLabels();
   renderGuestName();
   for (const el of $$(".field-error")) el.textContent = t(el.dataset.key);
+  showLook(); // the language's look, while the player has never picked one
+  renderNames();
+}
+
+/** Redraw what names the seats (the language or the look changed them). */
+function renderNames() {
   if (S.room && S.room.state === "lobby") renderRoom();
   if (currentFrame() && S.room && S.room.state !== "lobby") renderTable();
 }
@@ -1681,16 +1689,30 @@ function setHowtoLink(code) {
   $("#howto-link").href = `howto/${code}.html`;
 }
 
-function setTheme(theme) {
-  document.documentElement.dataset.theme = theme;
-  $("#theme-select").value = theme;
-  store.set("theme", theme);
+/** Show the table's look (js/look.js): the player's pick, else the language's
+ * (candy in Chinese and Japanese; midnight for classic in a dark Telegram). */
+function showLook() {
+  const look = applyLook(lookFor(currentLanguage(), S.tgDark));
+  $("#theme-select").value = look;
+  if (S.inTelegram) matchTelegramColours();
+}
+
+/** The player picks a look in the top bar: remembered, in every language. */
+function pickLook(look) {
+  chooseLook(look);
+  showLook();
+  renderNames();
 }
 
 // ============================================================ start-up
 async function main() {
   // Telegram Mini App (js/telegram.js): log in with the launch data first.
-  const tg = await startTelegram({ onTheme: (base) => setTheme(base) });
+  const tg = await startTelegram({
+    onTheme: (base) => {
+      S.tgDark = base === "midnight";
+      showLook();
+    },
+  });
   if (tg && tg.ok) {
     store.set("token", tg.token);
     store.set("name", tg.name);
@@ -1705,8 +1727,8 @@ async function main() {
   await setLanguage(lang);
   $("#lang-select").value = lang;
   $("#lang-select").addEventListener("change", (ev) => changeLanguage(ev.target.value));
-  setTheme(store.get("theme") === "midnight" ? "midnight" : "classic");
-  $("#theme-select").addEventListener("change", (ev) => setTheme(ev.target.value));
+  showLook();
+  $("#theme-select").addEventListener("change", (ev) => pickLook(ev.target.value));
   setHowtoLink(lang);
   setupSoundToggle($("#sound-toggle"));
   registerWorker();
