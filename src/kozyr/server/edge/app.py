@@ -11,6 +11,7 @@ Routes (docs/protocol.md has the details):
 * ``GET /api/games/{id}`` — a finished game's record (for ``kozyr replay``).
 * ``GET /api/me/results`` — your results against the computer, per level
   (``Authorization: Bearer <token>``).
+* ``POST /api/bots`` — make a bot account (:mod:`.bots`, docs/bot-api.md).
 * what extensions add (:mod:`.extension`): ``POST /api/telegram/login`` and
   ``PUT /api/telegram/auto`` for Telegram Mini App players (docs/telegram.md).
 * ``WS /ws`` — the game protocol.
@@ -42,6 +43,7 @@ from ..config import ServerConfig
 from ..tables.lobby import Hub, check_name, player_key
 from ..telemetry import log
 from ..telemetry.metrics import CONTENT_TYPE as METRICS_TYPE
+from .bots import bot_routes
 from .connection import Connection
 from .extension import Extension
 from .http import bearer_token, decode, read_body
@@ -315,6 +317,7 @@ def create_app(config: ServerConfig, extensions: Sequence[Extension] = ()) -> St
         Route("/api/rooms/{code}/qr.svg", room_qr),
         Route("/api/games/{game_id}", game_record),
         Route("/api/me/results", my_results),
+        *bot_routes(hub, config),
         *(route for extension in extensions for route in extension.routes(hub)),
         WebSocketRoute("/ws", ws_endpoint),
     ]

@@ -41,6 +41,19 @@ players = Table(
     Column("created_at", Float, nullable=False),
 )
 
+#: Bot accounts (docs/bot-api.md): a player key (hash of the bot's token, as in
+#: ``players.key``) marked as a program.  Kept apart from ``players`` until that
+#: table has its migrations; ``kozyr.server.tables.bot_accounts`` is the only reader.
+bot_accounts = Table(
+    "bot_accounts",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("name", String(32), nullable=False),
+    #: The name case-folded: bot names are unique, whatever their case.
+    Column("folded", String(64), nullable=False, unique=True),
+    Column("created_at", Float, nullable=False),
+)
+
 rooms = Table(
     "rooms",
     metadata,

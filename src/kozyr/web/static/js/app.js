@@ -13,7 +13,7 @@ import { rulesForm, summary } from "./rules.js";
 import { frameSounds, setupSoundToggle, sound } from "./sound.js";
 import { autoLevel, recordAuto, store } from "./store.js";
 import { cardSVG } from "./cards.js";
-import { TableView, cardShort, seatName } from "./table.js";
+import { TableView, botTag, cardShort, seatName } from "./table.js";
 import { backButton, saveAuto, startTelegram } from "./telegram.js";
 import { notify, roomNotices } from "./notices.js";
 import { Social } from "./social.js";
@@ -460,6 +460,7 @@ async function loadPublicRooms() {
             "span",
             {},
             h("b", {}, r.host_name || "—"),
+            r.host_bot ? [" ", botTag()] : null,
             ` · ${t("start.seatsTaken", { n: taken, total: r.seats.length })} · ${t("start.here", { n: r.connected ?? 0 })} · ${summary(r.rules)} · ${t("start.perMove", { n: r.move_time })}`,
           ),
           h("button", { type: "button", class: "small", onclick: () => joinRoom(r.code, null) }, t("start.join")),
@@ -567,17 +568,21 @@ function renderRoom() {
     const isYou = online ? you.seat === s.seat : Boolean(s.human);
     let who;
     if (s.human) who = s.name;
+    else if (s.challenged) who = t("room.challenged", { name: s.challenged });
     else if (s.reserved_for) who = t("room.keptFor", { name: s.reserved_for });
     else if (s.bot !== null) who = `${seatName(room, s.seat)} · ${t("table.level", { n: s.bot })}`;
     else who = t("room.empty");
     const tags = [];
+    if (s.bot_account || s.challenged) tags.push(botTag());
     if (s.host) tags.push(h("span", { class: "tag tag-host" }, t("room.host")));
     if (isYou && online) tags.push(h("span", { class: "tag tag-you" }, t("room.you")));
     if (s.human && !s.connected) tags.push(h("span", { class: "tag" }, t("table.offline")));
     if (s.ready) tags.push(h("span", { class: "tag tag-ready" }, t("room.ready")));
     if (!s.human && s.bot !== null) tags.push(h("span", { class: "tag tag-bot" }, t("room.bot")));
     const controls = [];
-    if (isHost && room.state === "lobby" && !s.human && !s.reserved_for) {
+    if (isHost && room.state === "lobby" && s.challenged) {
+      controls.push(h("button", { type: "button", class: "small", onclick: () => send({ type: "free_seat", seat: s.seat }) }, t("room.withdraw")));
+    } else if (isHost && room.state === "lobby" && !s.human && !s.reserved_for) {
       if (s.bot === null) {
         controls.push(h("button", { type: "button", class: "small", onclick: () => send({ type: "seat_bot", seat: s.seat }) }, t("room.addBot")));
       } else {
@@ -603,7 +608,7 @@ function renderRoom() {
   $("#spectator-box").hidden = !room.spectators.length;
   fill(
     $("#spectator-list"),
-    room.spectators.map((n, i) => h("li", {}, n, online && isHost && betweenGames && n !== S.conn.name ? [" ", kickButton({ spectator: i }, n)] : null)),
+    room.spectators.map((n, i) => h("li", {}, n, botTag((room.bot_spectators || []).includes(i)), online && isHost && betweenGames && n !== S.conn.name ? [" ", kickButton({ spectator: i }, n)] : null)),
   );
   $("#start-game").hidden = !isHost;
   // Between games: sit down / stand up, ready, a new name.
@@ -1299,7 +1304,7 @@ async function afterWelcome(msg) {
  * the others will see (prefilled, remembered) before joining. */
 function showInvite(info, leaveFirst) {
   const host = info.host_name || "—";
-  $("#invite-title").textContent = t("invite.title", { name: host });
+  $("#invite-title").textContent = t("invite.title", { name: info.host_bot ? `${host} (${t("room.botAccount")})` : host });
   const taken = info.seats.filter((s) => s.human || s.bot !== null).length;
   $("#invite-sub").textContent = [summary(info.rules), t("start.seatsTaken", { n: taken, total: info.seats.length })].join(" · ");
   $("#invite-name").value = startName();

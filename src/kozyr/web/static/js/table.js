@@ -29,6 +29,12 @@ export function seatName(room, seat) {
   return unnamed === 1 ? t("table.botOnly") : t("table.botName", { n: seat + 1 });
 }
 
+/** The "BOT" tag that follows a bot account's name everywhere (docs/bot-api.md):
+ * a program, not a person (the computer's own seats say "Computer" instead). */
+export function botTag(isBot = true) {
+  return isBot ? h("span", { class: "tag tag-botacct", title: t("room.botAccountHint") }, t("room.botAccount")) : null;
+}
+
 /** Actions of ``legal`` that play ``card`` (attack, defend, throw, transfer, show trump). */
 function actionsWithCard(legal, card) {
   return legal.filter((a) => a.type !== "accuse" && ((a.cards && a.cards.includes(card)) || a.card === card));
@@ -614,7 +620,7 @@ export class TableView {
       if (info.human && !info.connected) status.push(t("table.offline"));
       if (info.away) status.push(t("table.botPlaysFor"));
       const tags = this.tagsFor(seat).map((x) => x[1]);
-      const label = [name, t("table.cardsCount", { n }), ...tags, ...status, toMove ? t("table.toMove") : ""]
+      const label = [name, info.bot_account ? t("room.botAccount") : "", t("table.cardsCount", { n }), ...tags, ...status, toMove ? t("table.toMove") : ""]
         .filter(Boolean)
         .join(", ");
       // An arc: the outer seats sit a little lower than the middle ones.
@@ -634,6 +640,7 @@ export class TableView {
           { class: "opp-head" },
           h("span", { class: `avatar${info.human ? "" : " bot"}`, "aria-hidden": "true" }, info.human ? name.slice(0, 1).toUpperCase() : h("span", { class: "icon icon-robot" })),
           h("span", { class: "opp-name" }, name),
+          botTag(Boolean(info.bot_account)),
           info.bot && !info.human ? h("span", { class: "level" }, t("table.level", { n: info.bot })) : null,
         ),
         // The count is in the seat's name: a bare "5" is not read out.
