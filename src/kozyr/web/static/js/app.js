@@ -619,6 +619,9 @@ function renderRoom() {
   $("#ready-toggle").setAttribute("aria-pressed", String(Boolean(mine && mine.ready)));
   $("#ready-toggle").textContent = mine && mine.ready ? t("room.notReady") : t("room.readyButton");
   $("#rename-form").hidden = !(online && betweenGames);
+  // The host may ask a bot program to sit in the first empty seat (docs/bot-api.md).
+  const open = room.seats.find((s) => !s.human && !s.reserved_for && !s.challenged);
+  $("#challenge-form").hidden = !(online && isHost && room.state === "lobby" && open && !room.quick_start);
   if (online && document.activeElement !== $("#rename-name")) $("#rename-name").value = S.conn.name;
   const empty = room.seats.filter((s) => !s.human && s.bot === null && !s.reserved_for).length;
   let wait;
@@ -719,6 +722,15 @@ function setupRoom() {
     store.set("name", name);
     store.set("nameAuto", false);
     S.conn.send({ type: "rename", name });
+  });
+  $("#challenge-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const input = $("#challenge-name");
+    const bot = input.value.trim();
+    const seat = S.room && S.room.seats.find((s) => !s.human && !s.reserved_for && !s.challenged);
+    if (!bot || !seat) return;
+    S.conn.send({ type: "challenge", seat: seat.seat, bot });
+    input.value = "";
   });
   $("#start-game").addEventListener("click", () => hostConn().send({ type: "start" }));
   $("#leave-room").addEventListener("click", () => leaveRoom());
@@ -1193,6 +1205,9 @@ function onMessage(msg, conn) {
     case "said":
     case "reacted":
       social.show(msg);
+      break;
+    case "challenge_closed":
+      notify(t(`notice.challenge_${msg.reason}`, { name: msg.bot }), announce);
       break;
     case "renamed":
       store.set("name", msg.name);
