@@ -400,3 +400,38 @@ def test_example_bot_hosts_a_public_room(srv: ServerProcess) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait(5)
+
+
+# ---------------------------------------------------------------- ratings and candies
+@pytest.mark.parametrize("rate_bots", [False, True])
+def test_a_bot_account_is_rated_only_where_the_room_says_so(
+    srv: ServerProcess, rate_bots: bool
+) -> None:
+    """A rated room with a person and a bot account: the bot's seat counts as
+    the computer's (the person is paid as against the computer, and nothing is
+    rated) unless the room was made with ``rate_bots``."""
+    name, token = new_bot(srv.url)
+
+    async def scenario() -> None:
+        bot = await bot_client(srv.ws_url, token)
+        host = Client(srv.ws_url, "fedor")
+        code = await host.create_room(
+            seats=2, visibility="private", move_time=None, rated=True, rate_bots=rate_bots
+        )
+        assert host.room is not None and host.room["rated"]
+        assert host.room["rate_bots"] is rate_bots
+        await bot.join(code)
+        await host.send({"type": "start"})
+        await play_out([host, bot], random.Random(11), timeout=120)
+        over = host.over[-1]
+        status, record = http("GET", srv.url + over["record"])
+        assert status == 200 and len(record["actions"]) >= 16  # long enough to pay and rate
+        assert over["candies"]["reason"].startswith("computer_"), over["candies"]
+        if rate_bots:
+            assert over["rating"] is not None and over["rating"]["games"] == 1
+        else:
+            assert over["rating"] is None
+        assert bot.over[-1]["candies"] is None  # a program earns no candies
+        assert check_frames([host, bot], record) > 10
+
+    run(scenario())

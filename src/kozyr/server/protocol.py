@@ -66,6 +66,12 @@ class CreateRoom(_Client, tag="create_room"):
     passphrase: Passphrase | None = None
     bot_level: Level = 3
     start: bool = False
+    #: Rated (ratings change) or casual; None: rated if public, casual if private
+    #: (docs/players.md).
+    rated: bool | None = None
+    #: A rated room's games rate bot accounts' seats too (docs/bot-api.md);
+    #: otherwise a bot account is never rated and counts as a computer seat.
+    rate_bots: bool = False
 
 
 class Join(_Client, tag="join"):
@@ -326,6 +332,10 @@ class RoomInfo(Struct, kw_only=True):
     host_bot: bool = False
     #: Indexes in ``spectators`` of the bot accounts watching.
     bot_spectators: list[int] = field(default_factory=list)
+    #: Games here change ratings (docs/players.md).
+    rated: bool = False
+    #: ... bot accounts' too (docs/bot-api.md).
+    rate_bots: bool = False
 
 
 class You(Struct, kw_only=True):
@@ -390,6 +400,12 @@ class GameOver(_Server, tag="game_over"):
     places: list[list[int]]
     #: Where the finished record can be fetched (GameRecord JSON, for kozyr replay).
     record: str | None
+    #: The receiver's own candies for this game: {"amount", "reason", "capped"}
+    #: (None: a spectator, or a game whose grants are not known).
+    candies: dict[str, Any] | None = None
+    #: The receiver's rating: {"variant", "before", "after", "games",
+    #: "provisional"} (None: unrated, or a spectator).
+    rating: dict[str, Any] | None = None
 
 
 class Error(_Server, tag="error"):

@@ -12,6 +12,9 @@ Routes (docs/protocol.md has the details):
 * ``GET /api/me/results`` — your results against the computer, per level
   (``Authorization: Bearer <token>``).
 * ``POST /api/bots`` — make a bot account (:mod:`.bots`, docs/bot-api.md).
+* profiles, history, candies, ratings, leaderboard (:mod:`.players_api`):
+  ``/api/me``, ``/api/me/games``, ``/api/me/transfer``, ``/api/claim``,
+  ``/api/players/{public_id}``, ``/api/leaderboard``.
 * what extensions add (:mod:`.extension`): ``POST /api/telegram/login`` and
   ``PUT /api/telegram/auto`` for Telegram Mini App players (docs/telegram.md).
 * ``WS /ws`` — the game protocol.
@@ -48,6 +51,7 @@ from .connection import Connection
 from .extension import Extension
 from .http import bearer_token, decode, read_body
 from .http import error as _error
+from .players_api import players_routes
 from .ratelimit import AddressBuckets
 from .static import ClientFiles
 
@@ -65,6 +69,8 @@ class HttpCreateRoom(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     passphrase: p.Passphrase | None = None
     bot_level: p.Level = 3
     start: bool = False
+    rated: bool | None = None
+    rate_bots: bool = False
 
 
 #: Error codes of HTTP answers that come from routing, not from a handler.
@@ -318,6 +324,7 @@ def create_app(config: ServerConfig, extensions: Sequence[Extension] = ()) -> St
         Route("/api/games/{game_id}", game_record),
         Route("/api/me/results", my_results),
         *bot_routes(hub, config),
+        *players_routes(hub),
         *(route for extension in extensions for route in extension.routes(hub)),
         WebSocketRoute("/ws", ws_endpoint),
     ]

@@ -1,14 +1,15 @@
-"""The database's tables, and creating them.
+"""The database's tables: the shape the newest migration leaves.
 
 Why a module of its own: the store (:mod:`.store`) is how the server reads and
 writes; this is what the database holds.  Every table of the server is here,
 including the Telegram players' (filled only when Telegram is on), so the
-schema is the same whichever features a process runs with.
+schema is the same whichever features a process runs with.  The tables are
+made and changed by Alembic migrations only (:mod:`.migrate`, ``migrations/``):
+a change here comes with a new revision (a test checks they agree).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sqlalchemy import (
@@ -23,13 +24,11 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
     delete,
+    false,
     insert,
-    inspect,
-    select,
-    text,
 )
-from sqlalchemy.engine import Engine
 
 metadata = MetaData()
 
@@ -39,19 +38,17 @@ players = Table(
     Column("key", String(64), primary_key=True),
     Column("name", String(32), nullable=False),
     Column("created_at", Float, nullable=False),
-)
-
-#: Bot accounts (docs/bot-api.md): a player key (hash of the bot's token, as in
-#: ``players.key``) marked as a program.  Kept apart from ``players`` until that
-#: table has its migrations; ``kozyr.server.tables.bot_accounts`` is the only reader.
-bot_accounts = Table(
-    "bot_accounts",
-    metadata,
-    Column("key", String(64), primary_key=True),
-    Column("name", String(32), nullable=False),
-    #: The name case-folded: bot names are unique, whatever their case.
-    Column("folded", String(64), nullable=False, unique=True),
-    Column("created_at", Float, nullable=False),
+    #: The profile (issue 26): a short random id for the public page, the
+    #: avatar's id (players.ids.AVATARS; None: the default) and the language.
+    Column("public_id", String(16)),
+    Column("avatar", String(24)),
+    Column("lang", String(8)),
+    #: A bot account (issue 28, docs/bot-api.md): a program, not a person; and
+    #: its name case-folded (unique: hosts challenge bots by name), None for people.
+    Column("bot", Boolean, nullable=False, default=False, server_default=false()),
+    Column("bot_name", String(64)),
+    Index("players_public_id", "public_id", unique=True),
+    Index("players_bot_name", "bot_name", unique=True),
 )
 
 rooms = Table(
@@ -104,6 +101,9 @@ moves = Table(
     Column("idx", Integer, primary_key=True),
     Column("action", Text, nullable=False),
     Column("at", Float, nullable=False),
+    #: A bot made this move for its seat (the timeout bot, or for a person who
+    #: is away or left); None in games from before candies: counted as the person's.
+    Column("auto", Boolean),
 )
 
 results = Table(
@@ -159,6 +159,75 @@ telegram_tables = Table(
 )
 
 
+#: Candies, a ledger (issue 26, docs/players.md): one row per person per
+#: finished game they sat in (an amount of 0 says why nothing was paid), written
+#: in the transaction that finishes the game; unique, so granted exactly once.
+candy_grants = Table(
+    "candy_grants",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("player", String(64), nullable=False),
+    Column("game_id", Integer, nullable=False),
+    Column("amount", Integer, nullable=False),
+    #: friends_win, computer_draw, ... or why nothing: too_short, cap_reached, ...
+    Column("reason", String(24), nullable=False),
+    #: Cut down by the daily cap.
+    Column("capped", Boolean, nullable=False, default=False, server_default=false()),
+    #: The UTC day the grant counts against (the daily cap), as 2026-12-01.
+    Column("day", String(10), nullable=False),
+    Column("at", Float, nullable=False),
+    UniqueConstraint("player", "game_id", name="candy_grants_once"),
+    Index("candy_grants_player_day", "player", "day"),
+)
+
+#: Each person's rating per variant (OpenSkill Plackett-Luce: mean and sigma).
+ratings = Table(
+    "ratings",
+    metadata,
+    Column("player", String(64), primary_key=True),
+    Column("variant", String(16), primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("updated_at", Float, nullable=False),
+    Index("ratings_board", "variant", "mu"),
+)
+
+#: Every seat of every finished game (people and bots): the game history.
+game_seats = Table(
+    "game_seats",
+    metadata,
+    Column("game_id", Integer, primary_key=True, autoincrement=False),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    #: The person's key (None: a bot, or a profile erased since).
+    Column("player", String(64)),
+    Column("bot_level", Integer),
+    #: win | loss | draw, from this seat's side
+    Column("outcome", String(8), nullable=False),
+    Column("variant", String(16), nullable=False),
+    Column("moves", Integer, nullable=False),
+    Column("ended_at", Float, nullable=False),
+    Column("candies", Integer),
+    #: The rating's mean before and after (None: not rated).
+    Column("rating_before", Float),
+    Column("rating_after", Float),
+    Index("game_seats_history", "player", "ended_at", "game_id"),
+)
+
+#: One-time codes that move a profile to another device (10 minutes, used once).
+transfer_codes = Table(
+    "transfer_codes",
+    metadata,
+    #: SHA-256 of the code (the code itself is never stored).
+    Column("code", String(64), primary_key=True),
+    Column("player", String(64), nullable=False, index=True),
+    #: The token, encrypted with a key derived from the code.
+    Column("secret", String(256), nullable=False),
+    Column("expires_at", Float, nullable=False),
+    Column("used", Boolean, nullable=False, default=False),
+)
+
+
 def seated_keys(data: dict[str, Any]) -> list[str]:
     """The keys of the people in a room's stored ``data``: seated, or watching
     (a spectator reconnecting through any process of a cluster finds the room
@@ -172,27 +241,3 @@ def set_seats(conn: Connection, code: str, keys: list[str]) -> None:
     conn.execute(delete(room_seats).where(room_seats.c.room == code))
     if keys:
         conn.execute(insert(room_seats), [{"room": code, "player": k} for k in keys])
-
-
-#: Key of the PostgreSQL advisory lock held while the schema is created or
-#: migrated, so processes starting together on an empty database take turns.
-_SCHEMA_LOCK = 0x6B6F7A7972
-
-
-def create_schema(engine: Engine) -> None:
-    """Create missing tables and add missing columns (safe under concurrent start)."""
-    with engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _SCHEMA_LOCK})
-        had_seats = inspect(conn).has_table("room_seats")
-        metadata.create_all(conn)
-        if not had_seats:  # a database from before the seat index: fill it once
-            for code, data in conn.execute(
-                select(rooms.c.code, rooms.c.data).where(rooms.c.closed.is_(False))
-            ).all():
-                set_seats(conn, str(code), seated_keys(json.loads(data)))
-        have = {c["name"] for c in inspect(conn).get_columns("rooms")}
-        if "fence" not in have:
-            conn.execute(text("ALTER TABLE rooms ADD COLUMN fence INTEGER NOT NULL DEFAULT 0"))
-        if "inbox_pos" not in have:
-            conn.execute(text("ALTER TABLE rooms ADD COLUMN inbox_pos VARCHAR(40)"))

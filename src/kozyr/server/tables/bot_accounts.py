@@ -1,9 +1,9 @@
 """Bot accounts: players marked as programs (docs/bot-api.md).
 
-Why a module of its own: a bot account is a profile with a flag, and the
-profiles' table (with its migrations) comes from another branch.  Everything
-the server asks about bot accounts goes through :class:`BotAccounts`, so moving
-the flag into the profiles' table is a change here only.
+Why a module of its own: a bot account is a profile (a ``players`` row) with
+the ``bot`` flag and a unique case-folded ``bot_name`` (migration
+``0003_bot_accounts``); everything the server asks about bot accounts goes
+through :class:`BotAccounts`, so the rest never queries those columns.
 
 A bot account is known by the hash of its token, like a person.  It may keep
 up to :data:`BOT_MAX_GAMES` connections open at once (``hello`` with ``slot``
@@ -21,11 +21,12 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Final
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, insert, select, true
 from sqlalchemy.exc import IntegrityError
 
 from .. import protocol as p
-from ..storage.schema import bot_accounts, players
+from ..storage.ids import new_public_id
+from ..storage.schema import players
 from ..storage.store import Store
 
 #: Games one bot account may play at once (its connections, ``hello.slot``).
@@ -69,6 +70,8 @@ class BotAccounts:
     def __init__(self, store: Store) -> None:
         self.store = store
         self._by_key: dict[str, BotAccount] = {}
+        #: Slot keys known to have their ``players`` row.
+        self._slots: set[str] = set()
 
     async def create(self, name: str) -> tuple[BotAccount, str]:
         """A new account named ``name`` (already checked by the rule of *Names*)
@@ -79,16 +82,20 @@ class BotAccounts:
 
         def job(conn: Connection) -> bool:
             taken = conn.execute(
-                select(bot_accounts.c.key).where(bot_accounts.c.folded == folded(name))
+                select(players.c.key).where(players.c.bot_name == folded(name))
             ).first()
             if taken is not None:
                 return False
             conn.execute(
-                insert(bot_accounts).values(
-                    key=key, name=name, folded=folded(name), created_at=now
+                insert(players).values(
+                    key=key,
+                    name=name,
+                    created_at=now,
+                    public_id=new_public_id(),
+                    bot=True,
+                    bot_name=folded(name),
                 )
             )
-            conn.execute(insert(players).values(key=key, name=name, created_at=now))
             return True
 
         try:
@@ -107,7 +114,9 @@ class BotAccounts:
 
         def job(conn: Connection) -> tuple[str, str] | None:
             row = conn.execute(
-                select(bot_accounts.c.key, bot_accounts.c.name).where(bot_accounts.c.key == key)
+                select(players.c.key, players.c.name).where(
+                    players.c.key == key, players.c.bot == true()
+                )
             ).first()
             return None if row is None else (str(row[0]), str(row[1]))
 
@@ -122,9 +131,7 @@ class BotAccounts:
 
         def job(conn: Connection) -> tuple[str, str] | None:
             row = conn.execute(
-                select(bot_accounts.c.key, bot_accounts.c.name).where(
-                    bot_accounts.c.folded == folded(name)
-                )
+                select(players.c.key, players.c.name).where(players.c.bot_name == folded(name))
             ).first()
             return None if row is None else (str(row[0]), str(row[1]))
 
@@ -150,5 +157,31 @@ class BotAccounts:
                 "hello",
             )
         assert token is not None
-        return account, slot_key(token, slot)
+        key = slot_key(token, slot)
+        if key != account.key:
+            await self._slot_row(key, account)
+        return account, key
+
+    async def _slot_row(self, key: str, account: BotAccount) -> None:
+        """A slot's own ``players`` row, marked as a bot (no ``bot_name``: the
+        name belongs to the account), so whatever a game stores about the seat
+        (history, settling) knows it was the bot's."""
+        if key in self._slots:
+            return
+        now = time.time()
+
+        def job(conn: Connection) -> None:
+            if conn.execute(select(players.c.key).where(players.c.key == key)).first() is None:
+                conn.execute(
+                    insert(players).values(
+                        key=key,
+                        name=account.name,
+                        created_at=now,
+                        public_id=new_public_id(),
+                        bot=True,
+                    )
+                )
+
+        await self.store.call(job)
+        self._slots.add(key)
 

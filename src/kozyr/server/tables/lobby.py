@@ -27,6 +27,7 @@ from kozyr.engine.rules import Rules, RulesError
 
 from .. import protocol as p
 from ..config import ServerConfig
+from ..players.settle import awards_of
 from ..storage.store import Store
 from ..telemetry import log, metrics
 from ..telemetry.metrics import Metrics
@@ -210,6 +211,11 @@ class Hub:
                 room.game = game
                 if room.state == "playing" and game.over:  # died while finishing
                     await room.finish()
+                elif game.over:  # what the game paid, for a resync's game_over
+                    gid = int(game_id)
+                    game.awards = await self.store.call(
+                        lambda conn: awards_of(conn, gid), read_only=True
+                    )
             room.recovered()
         except (ValueError, KeyError, TypeError, RecordError, RulesError) as exc:
             log.error("room_recovery_failed", room=code, error=str(exc))
@@ -231,6 +237,8 @@ class Hub:
             rules=Rules.from_dict(data["rules"]),
             move_time=data["move_time"],
             visibility=data["visibility"],
+            rated=bool(data.get("rated", False)),
+            rate_bots=bool(data.get("rate_bots", False)),
             bot_level=int(data["bot_level"]),
             invite=str(data["invite"]),
             passphrase=(bytes.fromhex(pw[0]), bytes.fromhex(pw[1])) if pw else None,
@@ -579,6 +587,8 @@ class Hub:
             bot_level=msg.bot_level,
             invite=f"{base_url}/?room={code}",
             passphrase=passphrase,
+            rated=msg.visibility == "public" if msg.rated is None else msg.rated,
+            rate_bots=msg.rate_bots,
         )
         self.rooms[code] = room
         room.seats[0].player = pl
