@@ -67,6 +67,8 @@ def test_a_bots_public_room_shows_bot_tags_and_plays_on_a_phone(
         assert "BOT" in (opp.get_attribute("aria-label") or "")
         shot(page, "28-table-bot-phone")
         play_until_over([page], limit_s=300)  # 36 cards (the example's room)
+        row = page.locator("#result-rows tr", has_text="Robo")
+        assert row.locator(".tag-botacct").is_visible()  # the result names the program too
         bot.wait(30)
         assert bot.returncode == 0
     finally:

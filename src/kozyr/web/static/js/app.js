@@ -944,6 +944,7 @@ function fillResult(over) {
         const lost = losers.has(seat);
         const tags = [];
         if (seat === me) tags.push(h("span", { class: "tag tag-you" }, t("room.you")));
+        if (room && room.seats[seat] && room.seats[seat].bot_account) tags.push(botTag());
         if (lost) tags.push(h("span", { class: "tag tag-durak" }, t("result.durakTag")));
         return h(
           "tr",
