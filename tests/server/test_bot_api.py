@@ -410,7 +410,7 @@ def test_a_bot_account_is_rated_only_where_the_room_says_so(
     """A rated room with a person and a bot account: the bot's seat counts as
     the computer's (the person is paid as against the computer, and nothing is
     rated) unless the room was made with ``rate_bots``."""
-    name, token = new_bot(srv.url)
+    _name, token = new_bot(srv.url)
 
     async def scenario() -> None:
         bot = await bot_client(srv.ws_url, token)

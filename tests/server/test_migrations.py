@@ -96,6 +96,9 @@ def _check_kept(engine: Engine) -> None:
         assert current(conn) == head()
         names = {r[0] for r in conn.execute(select(baseline.players.c.name)).all()}
         assert names == {"anna", "vera"}
+        # Players from before profiles got a public id each (revision 0002_players).
+        ids = [r[0] for r in conn.execute(text("SELECT public_id FROM players")).all()]
+        assert len(set(ids)) == 2 and all(isinstance(i, str) and len(i) == 10 for i in ids)
         data = conn.execute(select(baseline.rooms.c.data)).scalar_one()
         assert json.loads(data) == ROOM_DATA
         fence = conn.execute(select(baseline.rooms.c.fence)).scalar_one()
