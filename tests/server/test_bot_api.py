@@ -273,6 +273,11 @@ def test_concurrent_game_limit(srv: ServerProcess) -> None:
         # A bot account's connection plays one room at a time, like a person.
         await slots[0].send({"type": "create_room", "seats": 2})
         assert (await slots[0].expect("error"))["code"] == "already_in_room"
+        # A third connection watches a full table: listed as a bot among spectators.
+        watcher = await bot_client(srv.ws_url, token, slot=2)
+        frame = await watcher.join((hosts[0].room or {})["code"])
+        assert frame["you"]["spectator"] and frame["room"]["spectators"] == [name]
+        assert frame["room"]["bot_spectators"] == [0]
 
     run(scenario())
 
@@ -435,3 +440,39 @@ def test_a_bot_account_is_rated_only_where_the_room_says_so(
         assert check_frames([host, bot], record) > 10
 
     run(scenario())
+
+
+def test_the_bot_flag_survives_a_crash(tmp_path: Path) -> None:
+    """kill -9 mid-lobby: the restarted server still knows the seat is a bot
+    account's (the room's stored seats), and the bot's token still works."""
+    proc = ServerProcess(tmp_path / "kozyr.db").start()
+    try:
+        name, token = new_bot(proc.url)
+
+        async def before() -> tuple[str, str]:
+            host = Client(proc.ws_url, "galya")
+            code = await host.create_room(seats=3, visibility="private", move_time=None)
+            bot = await bot_client(proc.ws_url, token)
+            await bot.join(code)
+            assert host.token is not None
+            return code, host.token
+
+        code, host_token = run(before())
+        proc.kill()
+        proc.start()
+
+        async def after() -> None:
+            # The person first: the bot has not said hello since the restart.
+            host = Client(proc.ws_url, "galya")
+            await host.connect(host_token)
+            seats = (await host.expect("room"))["room"]["seats"]
+            assert seats[1]["name"] == name and not seats[1]["connected"]
+            assert seats[1]["bot_account"] and not seats[0]["bot_account"]
+            bot = await bot_client(proc.ws_url, token)
+            assert bot.name == name
+            frame = await bot.expect("room")
+            assert frame["room"]["code"] == code and frame["you"]["seat"] == 1
+
+        run(after())
+    finally:
+        proc.stop()
