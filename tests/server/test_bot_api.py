@@ -75,6 +75,9 @@ def test_create_bot_account(srv: ServerProcess) -> None:
         assert bot.name == name  # the account's name, whatever hello says
         await bot.send({"type": "rename", "name": "Sneaky"})
         assert (await bot.expect("error"))["code"] == "bot_account"
+        await bot.send({"type": "quick_match", "seats": 2})
+        refused = await bot.expect("error")
+        assert (refused["code"], refused["ref"]) == ("bot_account", "quick_match")
         # A person cannot open a second connection; a bot not past its limit.
         person = Client(srv.ws_url, "anna")
         await person.connect(hello=False)

@@ -542,7 +542,7 @@ class Code:
     NO_SUCH_CHALLENGE = "no_such_challenge"
     #: ``hello`` with a ``slot`` a person cannot have, or past the bot limit.
     BAD_SLOT = "bad_slot"
-    #: Something a bot account may not do (change its name).
+    #: Something a bot account may not do (change its name, quick match).
     BOT_ACCOUNT = "bot_account"
 
 

@@ -386,6 +386,12 @@ class Hub:
             case p.Join():
                 await self._join(pl, conn, msg)
             case p.QuickMatch():
+                if pl.account is not None:
+                    raise p.ProtocolError(
+                        p.Code.BOT_ACCOUNT,
+                        "quick match pairs people; a bot opens a public room and waits there",
+                        "quick_match",
+                    )
                 await quick_match(self, pl, conn, msg)
             case p.Rename():
                 await self._rename(pl, msg)
