@@ -518,6 +518,8 @@ class KozyrBot:
         for s in info["seats"]:
             if s["human"]:
                 name = escape(s["name"] or "")
+                if s.get("bot_account"):  # a program on the bot API (docs/bot-api.md)
+                    name += f" [{text(lang, 'bot_tag')}]"
             elif s["bot"] is not None:
                 name = text(lang, "bot_seat")
             else:

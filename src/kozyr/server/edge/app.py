@@ -11,6 +11,7 @@ Routes (docs/protocol.md has the details):
 * ``GET /api/games/{id}`` — a finished game's record (for ``kozyr replay``).
 * ``GET /api/me/results`` — your results against the computer, per level
   (``Authorization: Bearer <token>``).
+* ``POST /api/bots`` — make a bot account (:mod:`.bots`, docs/bot-api.md).
 * profiles, history, candies, ratings, leaderboard (:mod:`.players_api`):
   ``/api/me``, ``/api/me/games``, ``/api/me/transfer``, ``/api/claim``,
   ``/api/players/{public_id}``, ``/api/leaderboard``.
@@ -45,6 +46,7 @@ from ..config import ServerConfig
 from ..tables.lobby import Hub, check_name, player_key
 from ..telemetry import log
 from ..telemetry.metrics import CONTENT_TYPE as METRICS_TYPE
+from .bots import bot_routes
 from .connection import Connection
 from .extension import Extension
 from .http import bearer_token, decode, read_body
@@ -68,6 +70,7 @@ class HttpCreateRoom(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     bot_level: p.Level = 3
     start: bool = False
     rated: bool | None = None
+    rate_bots: bool = False
 
 
 #: Error codes of HTTP answers that come from routing, not from a handler.
@@ -320,6 +323,7 @@ def create_app(config: ServerConfig, extensions: Sequence[Extension] = ()) -> St
         Route("/api/rooms/{code}/qr.svg", room_qr),
         Route("/api/games/{game_id}", game_record),
         Route("/api/me/results", my_results),
+        *bot_routes(hub, config),
         *players_routes(hub),
         *(route for extension in extensions for route in extension.routes(hub)),
         WebSocketRoute("/ws", ws_endpoint),

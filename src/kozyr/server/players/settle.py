@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, insert, select, update
+from sqlalchemy import Connection, bindparam, func, insert, select, true, update
 
-from ..storage.schema import candy_grants, game_seats, moves, ratings
+from ..storage.schema import candy_grants, game_seats, moves, players, ratings
 from .candies import MIN_MOVES, Grant, candy_day, grant_for
 from .ratings import Skill, rate
 
@@ -48,6 +48,8 @@ class GameFacts:
     #: Number of teams (0: everyone plays alone); a seat's team is seat % teams.
     teams: int = 0
     rated: bool = False
+    #: Rate bot accounts' seats too (the room says so; docs/bot-api.md).
+    rate_bots: bool = False
     cap: int = 300
     ended_at: float = 0.0
     #: Per action: a bot made it (the timeout bot, or a bot for an absent person);
@@ -114,13 +116,25 @@ def stored_auto(conn: Connection, game_id: int) -> list[bool]:
     return out
 
 
+def bot_keys(conn: Connection, keys: list[str]) -> set[str]:
+    """Which of ``keys`` are bot accounts' (docs/bot-api.md): they play as the
+    computer's seats do for candies, and are rated only where the room says so."""
+    if not keys:
+        return set()
+    rows = conn.execute(
+        select(players.c.key).where(players.c.key.in_(keys), players.c.bot == true())
+    ).all()
+    return {str(r[0]) for r in rows}
+
+
 def settle(conn: Connection, facts: GameFacts) -> dict[str, dict[str, Any]]:
     """Write (once) and return each person's award: ``{key: {"candies": grant
     JSON, "rating": {...} | None}}``."""
     if conn.execute(_SETTLED, {"g": facts.game_id}).scalar_one():
         return awards_of(conn, facts.game_id)
     auto = facts.auto if facts.auto is not None else stored_auto(conn, facts.game_id)
-    people = [s for s in facts.seats if s.key is not None]
+    bots = bot_keys(conn, [s.key for s in facts.seats if s.key is not None])
+    people = [s for s in facts.seats if s.key is not None and s.key not in bots]
     own = [0] * len(facts.seats)
     acted = [0] * len(facts.seats)
     for i, seat in enumerate(facts.action_seats):
@@ -154,7 +168,8 @@ def settle(conn: Connection, facts: GameFacts) -> dict[str, dict[str, Any]]:
         )  # fmt: skip
     if rows:
         conn.execute(_GRANT, rows)
-    changes = _rate(conn, facts, people)
+    rated = people + [s for s in facts.seats if s.key in bots] if facts.rate_bots else people
+    changes = _rate(conn, facts, rated)
     conn.execute(
         _SEATS,
         [

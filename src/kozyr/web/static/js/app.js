@@ -14,7 +14,7 @@ import { rulesForm, summary } from "./rules.js";
 import { frameSounds, setupSoundToggle, sound } from "./sound.js";
 import { autoLevel, recordAuto, store } from "./store.js";
 import { cardSVG } from "./cards.js";
-import { MOCHA_ART, TableView, cardShort, isComputerSeat, seatName } from "./table.js";
+import { MOCHA_ART, TableView, botTag, cardShort, isComputerSeat, seatName } from "./table.js";
 import { backButton, matchTelegramColours, saveAuto, startTelegram } from "./telegram.js";
 import { notify, roomNotices } from "./notices.js";
 import { Social } from "./social.js";
@@ -462,6 +462,7 @@ async function loadPublicRooms() {
             "span",
             {},
             h("b", {}, r.host_name || "—"),
+            r.host_bot ? [" ", botTag()] : null,
             ` · ${t("start.seatsTaken", { n: taken, total: r.seats.length })} · ${t("start.here", { n: r.connected ?? 0 })} · ${summary(r.rules)} · ${t("start.perMove", { n: r.move_time })}`,
           ),
           h("button", { type: "button", class: "small", onclick: () => joinRoom(r.code, null) }, t("start.join")),
@@ -569,17 +570,21 @@ function renderRoom() {
     const isYou = online ? you.seat === s.seat : Boolean(s.human);
     let who;
     if (s.human) who = s.name;
+    else if (s.challenged) who = t("room.challenged", { name: s.challenged });
     else if (s.reserved_for) who = t("room.keptFor", { name: s.reserved_for });
     else if (s.bot !== null) who = `${seatName(room, s.seat)} · ${t("table.level", { n: s.bot })}`;
     else who = t("room.empty");
     const tags = [];
+    if (s.bot_account || s.challenged) tags.push(botTag());
     if (s.host) tags.push(h("span", { class: "tag tag-host" }, t("room.host")));
     if (isYou && online) tags.push(h("span", { class: "tag tag-you" }, t("room.you")));
     if (s.human && !s.connected) tags.push(h("span", { class: "tag" }, t("table.offline")));
     if (s.ready) tags.push(h("span", { class: "tag tag-ready" }, t("room.ready")));
     if (!s.human && s.bot !== null) tags.push(h("span", { class: "tag tag-bot" }, t("room.bot")));
     const controls = [];
-    if (isHost && room.state === "lobby" && !s.human && !s.reserved_for) {
+    if (isHost && room.state === "lobby" && s.challenged) {
+      controls.push(h("button", { type: "button", class: "small", onclick: () => send({ type: "free_seat", seat: s.seat }) }, t("room.withdraw")));
+    } else if (isHost && room.state === "lobby" && !s.human && !s.reserved_for) {
       if (s.bot === null) {
         controls.push(h("button", { type: "button", class: "small", onclick: () => send({ type: "seat_bot", seat: s.seat }) }, t("room.addBot")));
       } else {
@@ -605,7 +610,7 @@ function renderRoom() {
   $("#spectator-box").hidden = !room.spectators.length;
   fill(
     $("#spectator-list"),
-    room.spectators.map((n, i) => h("li", {}, n, online && isHost && betweenGames && n !== S.conn.name ? [" ", kickButton({ spectator: i }, n)] : null)),
+    room.spectators.map((n, i) => h("li", {}, n, botTag((room.bot_spectators || []).includes(i)), online && isHost && betweenGames && n !== S.conn.name ? [" ", kickButton({ spectator: i }, n)] : null)),
   );
   $("#start-game").hidden = !isHost;
   // Between games: sit down / stand up, ready, a new name.
@@ -616,6 +621,9 @@ function renderRoom() {
   $("#ready-toggle").setAttribute("aria-pressed", String(Boolean(mine && mine.ready)));
   $("#ready-toggle").textContent = mine && mine.ready ? t("room.notReady") : t("room.readyButton");
   $("#rename-form").hidden = !(online && betweenGames);
+  // The host may ask a bot program to sit in the first empty seat (docs/bot-api.md).
+  const open = room.seats.find((s) => !s.human && !s.reserved_for && !s.challenged);
+  $("#challenge-form").hidden = !(online && isHost && room.state === "lobby" && open && !room.quick_start);
   if (online && document.activeElement !== $("#rename-name")) $("#rename-name").value = S.conn.name;
   const empty = room.seats.filter((s) => !s.human && s.bot === null && !s.reserved_for).length;
   let wait;
@@ -716,6 +724,15 @@ function setupRoom() {
     store.set("name", name);
     store.set("nameAuto", false);
     S.conn.send({ type: "rename", name });
+  });
+  $("#challenge-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const input = $("#challenge-name");
+    const bot = input.value.trim();
+    const seat = S.room && S.room.seats.find((s) => !s.human && !s.reserved_for && !s.challenged);
+    if (!bot || !seat) return;
+    S.conn.send({ type: "challenge", seat: seat.seat, bot });
+    input.value = "";
   });
   $("#start-game").addEventListener("click", () => hostConn().send({ type: "start" }));
   $("#leave-room").addEventListener("click", () => leaveRoom());
@@ -929,6 +946,7 @@ function fillResult(over) {
         const lost = losers.has(seat);
         const tags = [];
         if (seat === me) tags.push(h("span", { class: "tag tag-you" }, t("room.you")));
+        if (room && room.seats[seat] && room.seats[seat].bot_account) tags.push(botTag());
         if (lost) tags.push(h("span", { class: "tag tag-durak" }, t("result.durakTag")));
         return h(
           "tr",
@@ -1191,6 +1209,9 @@ function onMessage(msg, conn) {
     case "reacted":
       social.show(msg);
       break;
+    case "challenge_closed":
+      notify(t(`notice.challenge_${msg.reason}`, { name: msg.bot }), announce);
+      break;
     case "renamed":
       store.set("name", msg.name);
       S.conn.name = msg.name;
@@ -1301,7 +1322,7 @@ async function afterWelcome(msg) {
  * the others will see (prefilled, remembered) before joining. */
 function showInvite(info, leaveFirst) {
   const host = info.host_name || "—";
-  $("#invite-title").textContent = t("invite.title", { name: host });
+  $("#invite-title").textContent = t("invite.title", { name: info.host_bot ? `${host} (${t("room.botAccount")})` : host });
   const taken = info.seats.filter((s) => s.human || s.bot !== null).length;
   $("#invite-sub").textContent = [summary(info.rules), t("start.seatsTaken", { n: taken, total: info.seats.length })].join(" · ");
   $("#invite-name").value = startName();

@@ -9,6 +9,7 @@
 import { $, $$, fill, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { store } from "./store.js";
+import { botTag } from "./table.js";
 
 export const PHRASES = ["hello", "good_game", "well_played", "take_it", "hurry_up", "oops", "thanks", "good_luck", "nice_move", "sorry"];
 export const REACTIONS = { laugh: "😂", wow: "😮", cry: "😢", angry: "😠", clap: "👏", think: "🤔", fire: "🔥", heart: "❤️" };
@@ -153,7 +154,7 @@ export class Social {
     const bubble = h(
       "div",
       { class: `bubble${msg.type === "reacted" ? " bubble-reaction" : ""}${anchor ? "" : " bubble-free"}`, role: "status" },
-      anchor ? null : h("b", {}, `${msg.name}: `),
+      anchor ? null : [h("b", {}, msg.name), msg.bot ? [" ", botTag()] : null, ": "],
       text,
     );
     bubble.dataset.from = msg.name;

@@ -51,6 +51,12 @@ export function seatAvatar(info, name) {
   return h("span", { class: "avatar bot", "aria-hidden": "true" }, h("span", { class: "icon icon-robot" }));
 }
 
+/** The "BOT" tag that follows a bot account's name everywhere (docs/bot-api.md):
+ * a program, not a person (the computer's own seats say "Computer" instead). */
+export function botTag(isBot = true) {
+  return isBot ? h("span", { class: "tag tag-botacct", title: t("room.botAccountHint") }, t("room.botAccount")) : null;
+}
+
 /** Actions of ``legal`` that play ``card`` (attack, defend, throw, transfer, show trump). */
 function actionsWithCard(legal, card) {
   return legal.filter((a) => a.type !== "accuse" && ((a.cards && a.cards.includes(card)) || a.card === card));
@@ -636,7 +642,7 @@ export class TableView {
       if (info.human && !info.connected) status.push(t("table.offline"));
       if (info.away) status.push(t("table.botPlaysFor"));
       const tags = this.tagsFor(seat).map((x) => x[1]);
-      const label = [name, t("table.cardsCount", { n }), ...tags, ...status, toMove ? t("table.toMove") : ""]
+      const label = [name, info.bot_account ? t("room.botAccount") : "", t("table.cardsCount", { n }), ...tags, ...status, toMove ? t("table.toMove") : ""]
         .filter(Boolean)
         .join(", ");
       // An arc: the outer seats sit a little lower than the middle ones.
@@ -656,6 +662,7 @@ export class TableView {
           { class: "opp-head" },
           seatAvatar(info, name),
           h("span", { class: "opp-name" }, name),
+          botTag(Boolean(info.bot_account)),
           info.bot && !info.human ? h("span", { class: "level" }, t("table.level", { n: info.bot })) : null,
         ),
         // The count is in the seat's name: a bare "5" is not read out.
