@@ -45,6 +45,7 @@ import pytest
 
 from .helpers import SHOTS, start_vs_computer, wait_connected, wait_screen, wait_turn
 from .test_client import CHOICE_FRAME, CHOICE_ROOM, DRAW_FRAME
+from .test_viewer import finished_game
 
 VIEWPORTS = {
     "phone-360x740": {"width": 360, "height": 740},
@@ -521,6 +522,55 @@ def test_audit_table_of_a_real_game(open_page: Any, key: str) -> None:
     assert wait_turn(page) == "turn"
     problems = audit(page, "table-2-players", key)
     assert not problems, "\n".join(problems)
+
+
+@pytest.fixture(scope="module")
+def viewed_games(server: Any) -> list[dict[str, Any]]:
+    """Finished games for the viewer: two players (24 cards) and six (52 cards,
+    long hands)."""
+    return [finished_game(server, 5), finished_game(server, 6, "Konstantinos", 6, 52)]
+
+
+def busiest_step(game: dict[str, Any]) -> int:
+    """The step with the most cards in play (then the longest hand)."""
+    steps = game["steps"]
+
+    def weight(i: int) -> tuple[int, int]:
+        state = steps[i]["state"]
+        return len(state["table"]), max(len(h) for h in state["hands"])
+
+    return max(range(len(steps)), key=weight)
+
+
+@pytest.mark.parametrize("lang", list(LOCALES))
+@pytest.mark.parametrize("key", list(VIEWPORTS))
+def test_layout_audit_viewer(
+    open_page: Any, viewed_games: list[dict[str, Any]], key: str, lang: str
+) -> None:
+    """The game viewer (a page that scrolls up and down): the deal, its busiest
+    step, the last step with the discard pile open, for 2 and 6 players; and
+    the refusal of a game that is not there."""
+    page = open_page(VIEWPORTS[key], locale=LOCALES[lang])
+    page.emulate_media(reduced_motion="reduce")
+    problems: list[str] = []
+    for game in viewed_games:
+        n = len(game["steps"][0]["state"]["hands"])
+        for name, step in (
+            ("deal", 0),
+            ("busy", busiest_step(game)),
+            ("end", len(game["steps"]) - 1),
+        ):
+            page.goto(
+                f"{page.url.split('/game/')[0].rstrip('/')}/game/{game['game_id']}?step={step}"
+            )
+            page.wait_for_selector(f'#screen-viewer[data-step="{step}"]')
+            if name == "end":
+                page.click("#viewer-discard summary")
+            problems += audit(page, f"{lang}-viewer-{n}p-{name}", key, scrolls=True)
+    page.goto(f"{page.url.split('/game/')[0].rstrip('/')}/game/987654321")
+    page.wait_for_selector("#viewer-error:not([hidden])")
+    problems += audit(page, f"{lang}-viewer-error", key, scrolls=True)
+    assert not problems, f"{key} {lang}:\n" + "\n".join(problems)
 
 
 def test_the_audit_finds_what_it_looks_for(open_page: Any) -> None:
