@@ -30,25 +30,33 @@ def in_thread(fn: Callable[[], Any]) -> Any:
 
 
 def finished_game(
-    server: ServerProcess, seed: int, name: str = "anna", seats: int = 2, deck: int = 24
+    server: ServerProcess,
+    seed: int,
+    name: str = "anna",
+    seats: int = 2,
+    deck: int = 24,
+    token: str | None = None,
 ) -> dict[str, Any]:
     """A game played to the end over a socket (random moves against level-1
-    bots in the other seats): the server's steps of it."""
+    bots in the other seats): the server's steps of it, and the player's token."""
+    tokens: list[str] = []
 
     async def scenario() -> int:
         c = Client(server.ws_url, name)
+        c.token = token
         await c.create_room(
             seats=seats, rules={"deck": deck}, bot_level=1, move_time=None, visibility="private"
         )
         await c.send({"type": "start"})
         await c.expect("game")
         await play_out([c], random.Random(seed))
+        tokens.append(str(c.token))
         return int(c.over[-1]["game_id"])
 
     game_id = in_thread(lambda: run(scenario()))
     status, steps = http("GET", f"{server.url}/api/games/{game_id}/steps")
     assert status == 200, steps
-    return steps  # type: ignore[no-any-return]
+    return {**steps, "token": tokens[0]}
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +85,7 @@ def wait_step(page: Any, n: int) -> None:
 
 def shown_state(page: Any) -> dict[str, Any]:
     """What the viewer shows: each seat's cards, the pairs, the deck count."""
-    return page.evaluate(
+    shown: dict[str, Any] = page.evaluate(
         """() => ({
             hands: [...document.querySelectorAll('#viewer-seats .vseat')].map((s) =>
                 [...s.querySelectorAll('.vcard')].map((c) => c.dataset.card)),
@@ -88,6 +96,7 @@ def shown_state(page: Any) -> dict[str, Any]:
             discard: Number(document.querySelector('#viewer-discard').dataset.count),
         })"""
     )
+    return shown
 
 
 def assert_matches(page: Any, game: dict[str, Any], n: int) -> None:

@@ -26,7 +26,7 @@ export class Pages {
     this.current = page;
     if (page.kind === "game") {
       this.show("viewer");
-      if (!same || !this.viewer.game) this.viewer.open(page.id, page.step);
+      if (!same) this.viewer.open(page.id, page.step);
       return;
     }
     this.viewer.stop();

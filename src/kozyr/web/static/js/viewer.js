@@ -51,6 +51,8 @@ export class Viewer {
     this.index = 0;
     this.timer = null;
     this.loading = null;
+    this.failed = false;
+    this.wantStep = null;
     this.stepHooks = [];
     this.loadHooks = [];
     $("#viewer-back").addEventListener("click", () => back());
@@ -89,13 +91,17 @@ export class Viewer {
 
   /** Open game ``id`` at ``step`` (a number, "last", or null: the first step). */
   async open(id, step) {
-    if (this.gameId === id && this.game) {
-      this.goTo(this.parseStep(step));
+    if (this.gameId === id && !this.failed) {
+      // Open already, or on its way (route() runs on every room frame): only the step.
+      if (this.game) this.goTo(this.parseStep(step));
+      else this.wantStep = step;
       return;
     }
     this.stop();
     this.gameId = id;
     this.game = null;
+    this.failed = false;
+    this.wantStep = step;
     this.showError(null);
     this.el.screen.dataset.state = "loading";
     fill(this.el.title, t("viewer.title", { id }));
@@ -110,6 +116,7 @@ export class Viewer {
     const result = await loading;
     if (this.loading !== loading || this.gameId !== id) return; // another game was opened meanwhile
     if (result.error) {
+      this.failed = true;
       this.el.screen.dataset.state = "error";
       fill(this.el.sub);
       this.showError(result.error);
@@ -119,7 +126,7 @@ export class Viewer {
     this.el.screen.dataset.state = "ready";
     this.el.slider.max = String(this.last);
     this.renderTitle();
-    this.goTo(this.parseStep(step), { force: true });
+    this.goTo(this.parseStep(this.wantStep), { force: true });
     for (const fn of this.loadHooks) fn(this.game);
   }
 
