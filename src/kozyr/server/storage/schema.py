@@ -1,14 +1,15 @@
-"""The database's tables, and creating them.
+"""The database's tables: the shape the newest migration leaves.
 
 Why a module of its own: the store (:mod:`.store`) is how the server reads and
 writes; this is what the database holds.  Every table of the server is here,
 including the Telegram players' (filled only when Telegram is on), so the
-schema is the same whichever features a process runs with.
+schema is the same whichever features a process runs with.  The tables are
+made and changed by Alembic migrations only (:mod:`.migrate`, ``migrations/``):
+a change here comes with a new revision (a test checks they agree).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sqlalchemy import (
@@ -25,11 +26,7 @@ from sqlalchemy import (
     Text,
     delete,
     insert,
-    inspect,
-    select,
-    text,
 )
-from sqlalchemy.engine import Engine
 
 metadata = MetaData()
 
@@ -159,27 +156,3 @@ def set_seats(conn: Connection, code: str, keys: list[str]) -> None:
     conn.execute(delete(room_seats).where(room_seats.c.room == code))
     if keys:
         conn.execute(insert(room_seats), [{"room": code, "player": k} for k in keys])
-
-
-#: Key of the PostgreSQL advisory lock held while the schema is created or
-#: migrated, so processes starting together on an empty database take turns.
-_SCHEMA_LOCK = 0x6B6F7A7972
-
-
-def create_schema(engine: Engine) -> None:
-    """Create missing tables and add missing columns (safe under concurrent start)."""
-    with engine.begin() as conn:
-        if conn.dialect.name == "postgresql":
-            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _SCHEMA_LOCK})
-        had_seats = inspect(conn).has_table("room_seats")
-        metadata.create_all(conn)
-        if not had_seats:  # a database from before the seat index: fill it once
-            for code, data in conn.execute(
-                select(rooms.c.code, rooms.c.data).where(rooms.c.closed.is_(False))
-            ).all():
-                set_seats(conn, str(code), seated_keys(json.loads(data)))
-        have = {c["name"] for c in inspect(conn).get_columns("rooms")}
-        if "fence" not in have:
-            conn.execute(text("ALTER TABLE rooms ADD COLUMN fence INTEGER NOT NULL DEFAULT 0"))
-        if "inbox_pos" not in have:
-            conn.execute(text("ALTER TABLE rooms ADD COLUMN inbox_pos VARCHAR(40)"))

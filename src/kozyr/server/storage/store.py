@@ -53,8 +53,8 @@ from sqlalchemy.engine import Engine, make_url
 from kozyr.engine.record import GameRecord
 
 from ..telemetry import log
+from .migrate import upgrade
 from .schema import (
-    create_schema,
     games,
     moves,
     players,
@@ -348,7 +348,7 @@ class Store:
 
     # ------------------------------------------------------------ the thread
     def start(self) -> None:
-        create_schema(self.engine)
+        upgrade(self.engine)
         self._thread.start()
         if self.inline_moves and self.engine.url.database not in (None, "", ":memory:"):
             self._loop_moves = _LoopMoves(self, self.engine.raw_connection())
