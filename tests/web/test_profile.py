@@ -15,6 +15,9 @@ from .helpers import DESKTOP, PHONE, shot, wait_screen
 from .test_viewer import LOCALES, finished_game, text
 
 AVATARS_PY = "kozyr.server.players.ids"
+# The API of these pages is built on branch `players` (issue 26): until it is
+# merged here, there is nothing real to test them against.
+pytest.importorskip("kozyr.server.players", reason="the players API (branch players) is not merged")
 
 
 def with_token(page: Any, server: ServerProcess, token: str, path: str) -> None:
