@@ -254,7 +254,15 @@ def test_open_this_game_from_the_result_and_come_back(open_page: Any) -> None:
     game_id = page.evaluate("window.kozyr.state.over.game_id")
     page.click('#result-actions [data-action="open-game"]')
     wait_screen(page, "viewer")
-    page.wait_for_selector('#screen-viewer[data-state="ready"]')
+    try:
+        page.wait_for_selector('#screen-viewer[data-state="ready"]')
+    except Exception:
+        state = page.evaluate(
+            "() => ({...document.querySelector('#screen-viewer').dataset, url: location.href,"
+            " error: document.querySelector('#viewer-error').textContent,"
+            " id: window.kozyr.viewer.gameId, screen: document.body.dataset.screen})"
+        )
+        raise AssertionError(f"the viewer is not ready: {state}") from None
     status, steps = http("GET", page.url.split("/game/")[0] + f"/api/games/{game_id}/steps")
     assert status == 200
     last = len(steps["steps"]) - 1
