@@ -291,6 +291,12 @@ class Client:
             await self.ws.close()
 
 
+def shared(over: dict[str, Any]) -> dict[str, Any]:
+    """A ``game_over`` frame without what is the receiver's own (their candies
+    and rating): the part every listener gets alike."""
+    return {k: v for k, v in over.items() if k not in ("candies", "rating")}
+
+
 async def play_out(
     clients: list[Client],
     rng: random.Random,

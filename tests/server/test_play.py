@@ -9,7 +9,7 @@ import random
 
 from kozyr.cli.replay import replay_json
 
-from .harness import Client, ServerProcess, check_frames, http, play_out
+from .harness import Client, ServerProcess, check_frames, http, play_out, shared
 from .services import ClusterFront
 
 
@@ -46,7 +46,19 @@ def test_two_humans_two_bots_play_rematch_and_a_spectator(
         await play_out([anna, boris], rng)
         await watcher
         over = anna.over[-1]
-        assert over == boris.over[-1] == vera.over[-1]
+        assert shared(over) == shared(boris.over[-1]) == shared(vera.over[-1])
+        # Each person's own grant and rating; a spectator gets neither.
+        assert vera.over[-1]["candies"] is None and vera.over[-1]["rating"] is None
+        for c in (anna, boris):
+            mine = c.over[-1]
+            won = mine["durak"] != c.seat
+            assert mine["candies"] == {"amount": 15 if won else 5,
+                                       "reason": "friends_win" if won else "friends_loss",
+                                       "capped": False}  # fmt: skip
+            # A public room is rated: the durak falls, the others do not.
+            rating = mine["rating"]
+            assert rating["before"] == 1500 and rating["games"] == 1 and rating["provisional"]
+            assert rating["after"] < 1500 if not won else rating["after"] >= 1500
         assert sum(over["cards_left"]) >= 0 and over["record"] == f"/api/games/{over['game_id']}"
 
         status, record = http("GET", server.url + over["record"])

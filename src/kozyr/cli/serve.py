@@ -128,6 +128,14 @@ def add_options(p: argparse.ArgumentParser) -> None:
         "move to another process a little after this (default 2)",
     )
     p.add_argument(
+        "--candy-cap",
+        type=int,
+        default=300,
+        metavar="N",
+        help="candies a player may earn per UTC day (default 300; 0 turns candies off; "
+        "docs/players.md)",
+    )
+    p.add_argument(
         "--workers",
         type=int,
         default=1,
@@ -164,6 +172,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         log_level=args.log_level,
         redis_url=args.redis,
         lease=args.lease,
+        candy_cap=max(0, args.candy_cap),
         listen_fd=args.fd,
     )
 

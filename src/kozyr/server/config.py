@@ -71,6 +71,8 @@ class ServerConfig:
     #: Cluster mode: seconds a room's lease lasts without renewal (a dead
     #: owner's rooms are taken over a little after this).
     lease: float = 2.0
+    #: Candies a player may earn per UTC day (docs/players.md); 0 turns them off.
+    candy_cap: int = 300
     #: A listening socket inherited from ``kozyr serve --workers N`` (its fd).
     listen_fd: int | None = None
 

@@ -63,6 +63,9 @@ class CreateRoom(_Client, tag="create_room"):
     passphrase: Passphrase | None = None
     bot_level: Level = 3
     start: bool = False
+    #: Rated (ratings change) or casual; None: rated if public, casual if private
+    #: (docs/players.md).
+    rated: bool | None = None
 
 
 class Join(_Client, tag="join"):
@@ -284,6 +287,8 @@ class RoomInfo(Struct, kw_only=True):
     empty_since: int | None = None
     #: A quick-match room: when it starts with bots in the empty seats (Unix ms).
     quick_start: int | None = None
+    #: Games here change ratings (docs/players.md).
+    rated: bool = False
 
 
 class You(Struct, kw_only=True):
@@ -348,6 +353,12 @@ class GameOver(_Server, tag="game_over"):
     places: list[list[int]]
     #: Where the finished record can be fetched (GameRecord JSON, for kozyr replay).
     record: str | None
+    #: The receiver's own candies for this game: {"amount", "reason", "capped"}
+    #: (None: a spectator, or a game whose grants are not known).
+    candies: dict[str, Any] | None = None
+    #: The receiver's rating: {"variant", "before", "after", "games",
+    #: "provisional"} (None: unrated, or a spectator).
+    rating: dict[str, Any] | None = None
 
 
 class Error(_Server, tag="error"):

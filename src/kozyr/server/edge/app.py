@@ -13,6 +13,9 @@ Routes (docs/protocol.md has the details):
   action (the browser's game viewer; :mod:`.steps`).
 * ``GET /api/me/results`` — your results against the computer, per level
   (``Authorization: Bearer <token>``).
+* profiles, history, candies, ratings, leaderboard (:mod:`.players_api`):
+  ``/api/me``, ``/api/me/games``, ``/api/me/transfer``, ``/api/claim``,
+  ``/api/players/{public_id}``, ``/api/leaderboard``.
 * what extensions add (:mod:`.extension`): ``POST /api/telegram/login`` and
   ``PUT /api/telegram/auto`` for Telegram Mini App players (docs/telegram.md).
 * ``WS /ws`` — the game protocol.
@@ -51,6 +54,7 @@ from .connection import Connection
 from .extension import Extension
 from .http import bearer_token, decode, read_body
 from .http import error as _error
+from .players_api import players_routes
 from .ratelimit import AddressBuckets
 from .static import CLIENT_PAGES, ClientFiles
 from .steps import GameSteps
@@ -69,6 +73,7 @@ class HttpCreateRoom(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     passphrase: p.Passphrase | None = None
     bot_level: p.Level = 3
     start: bool = False
+    rated: bool | None = None
 
 
 #: Error codes of HTTP answers that come from routing, not from a handler.
@@ -327,6 +332,7 @@ def create_app(config: ServerConfig, extensions: Sequence[Extension] = ()) -> St
         Route("/api/games/{game_id}", game_record),
         Route("/api/games/{game_id}/steps", game_steps),
         Route("/api/me/results", my_results),
+        *players_routes(hub),
         *(route for extension in extensions for route in extension.routes(hub)),
         WebSocketRoute("/ws", ws_endpoint),
     ]

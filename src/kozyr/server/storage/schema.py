@@ -24,7 +24,9 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
     delete,
+    false,
     insert,
 )
 
@@ -36,6 +38,12 @@ players = Table(
     Column("key", String(64), primary_key=True),
     Column("name", String(32), nullable=False),
     Column("created_at", Float, nullable=False),
+    #: The profile (issue 26): a short random id for the public page, the
+    #: avatar's id (players.ids.AVATARS; None: the default) and the language.
+    Column("public_id", String(16)),
+    Column("avatar", String(24)),
+    Column("lang", String(8)),
+    Index("players_public_id", "public_id", unique=True),
 )
 
 rooms = Table(
@@ -88,6 +96,9 @@ moves = Table(
     Column("idx", Integer, primary_key=True),
     Column("action", Text, nullable=False),
     Column("at", Float, nullable=False),
+    #: A bot made this move for its seat (the timeout bot, or for a person who
+    #: is away or left); None in games from before candies: counted as the person's.
+    Column("auto", Boolean),
 )
 
 results = Table(
@@ -140,6 +151,75 @@ telegram_tables = Table(
     #: a result is posted at most once, whichever process runs the bot).
     Column("posted_game", Integer, nullable=False, default=0),
     Column("created_at", Float, nullable=False),
+)
+
+
+#: Candies, a ledger (issue 26, docs/players.md): one row per person per
+#: finished game they sat in (an amount of 0 says why nothing was paid), written
+#: in the transaction that finishes the game; unique, so granted exactly once.
+candy_grants = Table(
+    "candy_grants",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("player", String(64), nullable=False),
+    Column("game_id", Integer, nullable=False),
+    Column("amount", Integer, nullable=False),
+    #: friends_win, computer_draw, ... or why nothing: too_short, cap_reached, ...
+    Column("reason", String(24), nullable=False),
+    #: Cut down by the daily cap.
+    Column("capped", Boolean, nullable=False, default=False, server_default=false()),
+    #: The UTC day the grant counts against (the daily cap), as 2026-12-01.
+    Column("day", String(10), nullable=False),
+    Column("at", Float, nullable=False),
+    UniqueConstraint("player", "game_id", name="candy_grants_once"),
+    Index("candy_grants_player_day", "player", "day"),
+)
+
+#: Each person's rating per variant (OpenSkill Plackett-Luce: mean and sigma).
+ratings = Table(
+    "ratings",
+    metadata,
+    Column("player", String(64), primary_key=True),
+    Column("variant", String(16), primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("games", Integer, nullable=False),
+    Column("updated_at", Float, nullable=False),
+    Index("ratings_board", "variant", "mu"),
+)
+
+#: Every seat of every finished game (people and bots): the game history.
+game_seats = Table(
+    "game_seats",
+    metadata,
+    Column("game_id", Integer, primary_key=True, autoincrement=False),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    #: The person's key (None: a bot, or a profile erased since).
+    Column("player", String(64)),
+    Column("bot_level", Integer),
+    #: win | loss | draw, from this seat's side
+    Column("outcome", String(8), nullable=False),
+    Column("variant", String(16), nullable=False),
+    Column("moves", Integer, nullable=False),
+    Column("ended_at", Float, nullable=False),
+    Column("candies", Integer),
+    #: The rating's mean before and after (None: not rated).
+    Column("rating_before", Float),
+    Column("rating_after", Float),
+    Index("game_seats_history", "player", "ended_at", "game_id"),
+)
+
+#: One-time codes that move a profile to another device (10 minutes, used once).
+transfer_codes = Table(
+    "transfer_codes",
+    metadata,
+    #: SHA-256 of the code (the code itself is never stored).
+    Column("code", String(64), primary_key=True),
+    Column("player", String(64), nullable=False, index=True),
+    #: The token, encrypted with a key derived from the code.
+    Column("secret", String(256), nullable=False),
+    Column("expires_at", Float, nullable=False),
+    Column("used", Boolean, nullable=False, default=False),
 )
 
 

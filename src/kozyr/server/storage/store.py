@@ -53,6 +53,7 @@ from sqlalchemy.engine import Engine, make_url
 from kozyr.engine.record import GameRecord
 
 from ..telemetry import log
+from .ids import new_public_id
 from .migrate import upgrade
 from .schema import (
     games,
@@ -339,8 +340,8 @@ class Store:
                 "WITH f AS (UPDATE rooms SET fence = %(f_token)s,"
                 " inbox_pos = COALESCE(%(f_pos)s, inbox_pos)"
                 " WHERE code = %(f_code)s AND fence <= %(f_token)s RETURNING 1)"
-                " INSERT INTO moves (game_id, idx, action, at)"
-                " SELECT %(game_id)s, %(idx)s, %(action)s, %(at)s FROM f"
+                " INSERT INTO moves (game_id, idx, action, at, auto)"
+                " SELECT %(game_id)s, %(idx)s, %(action)s, %(at)s, %(auto)s FROM f"
             )
         self.commits = 0
         #: Writes refused by their fencing token (cluster: a room lost to another process).
@@ -585,7 +586,11 @@ class Store:
         def job(conn: Connection) -> None:
             done = conn.execute(update(players).where(players.c.key == key).values(name=name))
             if not done.rowcount:
-                conn.execute(insert(players).values(key=key, name=name, created_at=now))
+                conn.execute(
+                    insert(players).values(
+                        key=key, name=name, created_at=now, public_id=new_public_id()
+                    )
+                )
 
         await self.call(job)
 
@@ -736,11 +741,23 @@ class Store:
         return await self.call(job)
 
     async def add_move(
-        self, game_id: int, idx: int, action: dict[str, Any], fence: Fence | None = None
+        self,
+        game_id: int,
+        idx: int,
+        action: dict[str, Any],
+        fence: Fence | None = None,
+        auto: bool = False,
     ) -> None:
         """Append one action to a game in progress (returns once committed;
-        raises :class:`Fenced` if ``fence`` no longer holds the room)."""
-        values = {"game_id": game_id, "idx": idx, "action": _dumps(action), "at": time.time()}
+        raises :class:`Fenced` if ``fence`` no longer holds the room).  ``auto``:
+        a bot made it for its seat (candies: a seat the bot played earns nothing)."""
+        values = {
+            "game_id": game_id,
+            "idx": idx,
+            "action": _dumps(action),
+            "at": time.time(),
+            "auto": auto,
+        }
         row = self._insert_move.params(values)
         if fence is None and self._loop_moves is not None:
             await self._loop_moves.add(row)
@@ -757,28 +774,38 @@ class Store:
         status: str,
         outcomes: list[tuple[str, str, int, str]],
         fence: Fence | None = None,
-    ) -> None:
-        """Store the whole record; ``outcomes`` are (player key, name, level, outcome)."""
+        settle: Callable[[Connection, float], T] | None = None,
+    ) -> T | None:
+        """Store the whole record; ``outcomes`` are (player key, name, level, outcome).
+
+        ``settle(conn, now)`` runs in the same transaction, after the fence check
+        (candies and ratings: granted with the finished game or not at all); its
+        answer is returned.  A game finished already (a restart that finishes it
+        again) keeps its record and results: only ``settle`` runs (to read back)."""
         text = _dumps(record)
         result = _dumps(record.get("result")) if record.get("result") is not None else None
         now = time.time()
 
-        def job(conn: Connection) -> None:
+        def job(conn: Connection) -> T | None:
             if fence is not None:
                 self.check_fence(conn, fence)
-            conn.execute(
+            done = conn.execute(
                 update(games)
-                .where(games.c.id == game_id)
+                .where(games.c.id == game_id, games.c.status != "finished")
                 .values(record=text, status=status, result=result, finished_at=now)
             )
+            answer = None if settle is None else settle(conn, now)
+            if not done.rowcount:
+                return answer
             for key, name, level, outcome in outcomes:
                 conn.execute(
                     insert(results).values(
                         game_id=game_id, player=key, name=name, level=level, outcome=outcome, at=now
                     )
                 )
+            return answer
 
-        await self.call(job)
+        return await self.call(job)
 
     async def abandon_game(self, game_id: int, fence: Fence | None = None) -> None:
         def job(conn: Connection) -> None:

@@ -69,6 +69,9 @@ class GameSession:
         self._hands: dict[int, tuple[int, bytes]] = {}
         #: places() cached with the number of actions it was computed from.
         self._places: tuple[int, list[list[int]]] | None = None
+        #: Once finished: each person's candies and rating for this game, by
+        #: player key (``game_over`` tells each their own).
+        self.awards: dict[str, dict[str, Any]] = {}
 
     # ------------------------------------------------------------ creation
     @classmethod

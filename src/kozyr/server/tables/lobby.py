@@ -27,6 +27,7 @@ from kozyr.engine.rules import Rules, RulesError
 
 from .. import protocol as p
 from ..config import ServerConfig
+from ..players.settle import awards_of
 from ..storage.store import Store
 from ..telemetry import log, metrics
 from ..telemetry.metrics import Metrics
@@ -205,6 +206,11 @@ class Hub:
                 room.game = game
                 if room.state == "playing" and game.over:  # died while finishing
                     await room.finish()
+                elif game.over:  # what the game paid, for a resync's game_over
+                    gid = int(game_id)
+                    game.awards = await self.store.call(
+                        lambda conn: awards_of(conn, gid), read_only=True
+                    )
             room.recovered()
         except (ValueError, KeyError, TypeError, RecordError, RulesError) as exc:
             log.error("room_recovery_failed", room=code, error=str(exc))
@@ -226,6 +232,7 @@ class Hub:
             rules=Rules.from_dict(data["rules"]),
             move_time=data["move_time"],
             visibility=data["visibility"],
+            rated=bool(data.get("rated", False)),
             bot_level=int(data["bot_level"]),
             invite=str(data["invite"]),
             passphrase=(bytes.fromhex(pw[0]), bytes.fromhex(pw[1])) if pw else None,
@@ -550,6 +557,7 @@ class Hub:
             bot_level=msg.bot_level,
             invite=f"{base_url}/?room={code}",
             passphrase=passphrase,
+            rated=msg.visibility == "public" if msg.rated is None else msg.rated,
         )
         self.rooms[code] = room
         room.seats[0].player = pl

@@ -35,6 +35,7 @@ from kozyr.engine.state import LAST_CALL, IllegalAction
 from kozyr.engine.view import view_of
 
 from .. import protocol as p
+from ..players.settle import GameFacts, SeatFacts, settle
 from ..storage.store import Fence, Fenced
 from ..telemetry import log
 from .game_session import Applied, GameSession
@@ -114,6 +115,8 @@ class Room:
     invite: str
     #: (salt, pbkdf2 hash) of the passphrase, or None.
     passphrase: tuple[bytes, bytes] | None = None
+    #: Games here change ratings (docs/players.md).
+    rated: bool = False
     seats: list[Seat] = field(default_factory=list)
     spectators: list[Player] = field(default_factory=list)
     host: Player | None = None
@@ -238,6 +241,7 @@ class Room:
             connected=connected,
             empty_since=self._empty_since,
             quick_start=self.quick_start if self.state == "lobby" else None,
+            rated=self.rated,
         )
 
     def room_message(self, player: Player, info: p.RoomInfo | None = None) -> p.RoomState:
@@ -284,7 +288,8 @@ class Room:
         timer = self._turn_timer
         return (timer.deadline_ms, timer.time_left_ms()) if timer else (None, None)
 
-    def game_over_message(self) -> p.GameOver | None:
+    def game_over_message(self, player: Player | None = None) -> p.GameOver | None:
+        """The ``game_over`` frame, with ``player``'s own candies and rating."""
         g = self.game
         if g is None or g.result is None:
             return None
@@ -301,6 +306,7 @@ class Room:
             cards_left=g.cards_left(),
             places=g.places(),
             record=f"/api/games/{g.game_id}" if g.game_id is not None else None,
+            **(g.awards.get(player.key) or {} if player is not None else {}),
         )
 
     def resync(self, player: Player) -> None:
@@ -318,7 +324,7 @@ class Room:
         if frame is not None:
             player.send(frame)
         if self.state == "over":
-            over = self.game_over_message()
+            over = self.game_over_message(player)
             if over is not None:
                 player.send(over)
 
@@ -585,6 +591,7 @@ class Room:
             "rules": self._rules_json,
             "move_time": self.move_time,
             "visibility": self.visibility,
+            "rated": self.rated,
             "bot_level": self.bot_level,
             "invite": self.invite,
             "passphrase": (
@@ -815,7 +822,8 @@ class Room:
         if g.game_id is not None:
             try:
                 idx = len(g.record.actions) - 1
-                await self.hub.store.add_move(g.game_id, idx, action_json, self.fence)
+                auto = by != "player"  # a bot made it (timeout, away, last call)
+                await self.hub.store.add_move(g.game_id, idx, action_json, self.fence, auto)
             except Fenced:
                 # Another process owns the room now: this move never happened
                 # (it is not stored, so it must not be shown either).
@@ -860,11 +868,15 @@ class Room:
             if over is not None:
                 text = p.encode(over).decode()
                 for pl in self._listeners():
-                    pl.send_raw(text)
+                    if pl.key in g.awards:  # a person's own grant and rating
+                        pl.send(self.game_over_message(pl) or over)
+                    else:
+                        pl.send_raw(text)
                 self.hub.emit(
                     {"kind": "over", "room": self.code, "game": g.game_no, "durak": over.durak,
                      "durak_name": over.durak_name, "pogony": over.pogony,
-                     "host": self.host.name if self.host else None}
+                     "host": self.host.name if self.host else None,
+                     "awards": g.awards}
                 )  # fmt: skip
             self.broadcast_room()
 
@@ -891,16 +903,51 @@ class Room:
                     outcome = "win"
                 outcomes.append((s.player.key, s.player.name, level, outcome))
         if g.game_id is not None:
+            facts = self._facts(g.game_id)
+
+            def settled(conn: Any, now: float) -> dict[str, dict[str, Any]]:
+                facts.ended_at = now
+                return settle(conn, facts)
+
             try:
-                await self.hub.store.finish_game(
-                    g.game_id, g.record.to_json(res.to_json()), "finished", outcomes, self.fence
-                )
+                g.awards = (
+                    await self.hub.store.finish_game(
+                        g.game_id, g.record.to_json(res.to_json()), "finished", outcomes,
+                        self.fence, settled,
+                    )
+                    or {}
+                )  # fmt: skip
             except Fenced:
                 self.hub.coord.lost(self)
                 return
             except Exception as exc:
                 log.error("store_finish_failed", room=self.code, error=repr(exc))
         self.changed()
+
+    def _facts(self, game_id: int) -> GameFacts:
+        """What settling the finished game needs (candies, ratings, history):
+        each seat's person (one who left during the game too) or bot."""
+        g = self.game
+        assert g is not None and g.result is not None
+        seats = []
+        for s in self.seats:
+            if s.player is not None:
+                seats.append(SeatFacts(s.index, s.player.key))
+            elif s.reserved is not None:
+                seats.append(SeatFacts(s.index, s.reserved[0], left=True))
+            else:
+                seats.append(SeatFacts(s.index, None, s.bot or self.bot_level))
+        return GameFacts(
+            game_id=game_id,
+            variant=self.rules.variant,
+            action_seats=[int(a["seat"]) for a in g.record.actions],
+            seats=seats,
+            durak=g.result.durak,
+            losers=tuple(g.result.team),
+            teams=self.rules.team_count,
+            rated=self.rated,
+            cap=self.hub.config.candy_cap,
+        )
 
     def _broadcast_move(self, applied: Applied, by: str, action_json: dict[str, Any]) -> None:
         g = self.game

@@ -1,0 +1,254 @@
+"""Settling a finished game: history rows, candy grants, ratings, all at once.
+
+:func:`settle` runs on the store's thread inside the transaction that stores the
+finished game (``Store.finish_game``), after the room's fencing token was checked
+in it.  So a grant and a rating change commit together with the game or not at
+all: a kill -9 before the commit leaves the game unfinished (the restarted
+server finishes it again), and a process that lost the room is refused as a
+whole.  Settling twice is harmless: once the game has its ``game_seats`` rows,
+:func:`settle` only reads back what was granted (and ``candy_grants`` is
+unique per player and game besides).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, func, insert, select, update
+
+from ..storage.schema import candy_grants, game_seats, moves, ratings
+from .candies import MIN_MOVES, Grant, candy_day, grant_for
+from .ratings import Skill, rate
+
+
+@dataclass(frozen=True, slots=True)
+class SeatFacts:
+    """One seat at the end of a game: its person (``key``; a person who left
+    during the game too, with ``left``) or its bot's level."""
+
+    seat: int
+    key: str | None
+    bot_level: int | None = None
+    left: bool = False
+
+
+@dataclass(slots=True)
+class GameFacts:
+    """What settling needs to know of a finished game."""
+
+    game_id: int
+    variant: str
+    #: The seat of each action in the record, in order.
+    action_seats: list[int]
+    seats: list[SeatFacts]
+    #: The durak's seat (None: a draw) and the seats that lose with it (its team).
+    durak: int | None
+    losers: tuple[int, ...] = ()
+    #: Number of teams (0: everyone plays alone); a seat's team is seat % teams.
+    teams: int = 0
+    rated: bool = False
+    cap: int = 300
+    ended_at: float = 0.0
+    #: Per action: a bot made it (the timeout bot, or a bot for an absent person);
+    #: None: read from the stored moves (their ``auto`` column).
+    auto: list[bool] | None = field(default=None)
+
+    @property
+    def moves(self) -> int:
+        return len(self.action_seats)
+
+    def outcome(self, seat: SeatFacts) -> str:
+        """win, loss or draw, from the seat's side (a leaver lost)."""
+        if seat.left:
+            return "loss"
+        if self.durak is None:
+            return "draw"
+        return "loss" if seat.seat == self.durak or seat.seat in self.losers else "win"
+
+
+def stored_auto(conn: Connection, game_id: int) -> list[bool]:
+    """Per stored move of a game: a bot made it (None, from before: the person)."""
+    rows = conn.execute(
+        select(moves.c.idx, moves.c.auto).where(moves.c.game_id == game_id).order_by(moves.c.idx)
+    ).all()
+    out = [False] * (rows[-1][0] + 1 if rows else 0)
+    for idx, auto in rows:
+        out[idx] = bool(auto)
+    return out
+
+
+def settle(conn: Connection, facts: GameFacts) -> dict[str, dict[str, Any]]:
+    """Write (once) and return each person's award: ``{key: {"candies": grant
+    JSON, "rating": {...} | None}}``."""
+    done = conn.execute(
+        select(func.count()).select_from(game_seats).where(game_seats.c.game_id == facts.game_id)
+    ).scalar_one()
+    if done:
+        return awards_of(conn, facts.game_id)
+    auto = facts.auto if facts.auto is not None else stored_auto(conn, facts.game_id)
+    people = [s for s in facts.seats if s.key is not None]
+    own = [0] * len(facts.seats)
+    acted = [0] * len(facts.seats)
+    for i, seat in enumerate(facts.action_seats):
+        if 0 <= seat < len(acted):
+            acted[seat] += 1
+            if not (auto[i] if i < len(auto) else False):
+                own[seat] += 1
+    day = candy_day(facts.ended_at)
+    grants: dict[str, Grant] = {}
+    for s in people:
+        assert s.key is not None
+        today = conn.execute(
+            select(func.coalesce(func.sum(candy_grants.c.amount), 0)).where(
+                candy_grants.c.player == s.key, candy_grants.c.day == day
+            )
+        ).scalar_one()
+        grant = grant_for(
+            people=len(people),
+            outcome=facts.outcome(s),
+            moves=facts.moves,
+            own=own[s.seat],
+            actions=acted[s.seat],
+            left=s.left,
+            today=int(today),
+            cap=facts.cap,
+        )
+        grants[s.key] = grant
+        conn.execute(
+            insert(candy_grants).values(
+                player=s.key, game_id=facts.game_id, amount=grant.amount, reason=grant.reason,
+                capped=grant.capped, day=day, at=facts.ended_at,
+            )
+        )  # fmt: skip
+    changes = _rate(conn, facts, people)
+    conn.execute(
+        insert(game_seats),
+        [
+            {
+                "game_id": facts.game_id,
+                "seat": s.seat,
+                "player": s.key,
+                "bot_level": s.bot_level if s.key is None else None,
+                "outcome": facts.outcome(s),
+                "variant": facts.variant,
+                "moves": facts.moves,
+                "ended_at": facts.ended_at,
+                "candies": grants[s.key].amount if s.key in grants else None,
+                "rating_before": changes[s.key][0].mu if s.key in changes else None,
+                "rating_after": changes[s.key][1].mu if s.key in changes else None,
+            }
+            for s in facts.seats
+        ],
+    )
+    return {
+        key: {
+            "candies": grant.to_json(),
+            "rating": _rating_json(facts.variant, *changes[key]) if key in changes else None,
+        }
+        for key, grant in grants.items()
+    }
+
+
+def rated_sides(facts: GameFacts, people: list[SeatFacts]) -> list[tuple[list[str], int]]:
+    """The sides of a rated game as (players' keys, rank): each person alone,
+    or with their team's other people; rank 1 for every side that is not the
+    durak's (a draw: all 1), 2 for the durak's and for anyone who left (alone).
+    Empty when the game is not rated: casual, shorter than 16 moves, fewer
+    than two people, or fewer than two sides with a person."""
+    if not facts.rated or facts.moves < MIN_MOVES or len(people) < 2:
+        return []
+    sides: dict[Any, list[str]] = {}
+    ranks: dict[Any, int] = {}
+    for s in people:
+        assert s.key is not None
+        side: Any = ("left", s.seat) if s.left or not facts.teams else s.seat % facts.teams
+        sides.setdefault(side, []).append(s.key)
+        ranks[side] = 2 if facts.outcome(s) == "loss" else 1
+    if len(sides) < 2:
+        return []
+    return [(keys, ranks[side]) for side, keys in sides.items()]
+
+
+def _rate(
+    conn: Connection, facts: GameFacts, people: list[SeatFacts]
+) -> dict[str, tuple[Skill, Skill]]:
+    sides = rated_sides(facts, people)
+    if not sides:
+        return {}
+    keys = [k for side, _ in sides for k in side]
+    query = select(ratings).where(ratings.c.variant == facts.variant, ratings.c.player.in_(keys))
+    if conn.dialect.name == "postgresql":  # two games of one player never interleave
+        query = query.with_for_update()
+    known = {
+        r.player: Skill(float(r.mu), float(r.sigma), int(r.games))
+        for r in conn.execute(query).all()
+    }
+    before = [[known.get(k, Skill()) for k in side] for side, _ in sides]
+    after = rate(before, [rank for _, rank in sides])
+    out: dict[str, tuple[Skill, Skill]] = {}
+    for (side, _), olds, news in zip(sides, before, after, strict=True):
+        for key, old, new in zip(side, olds, news, strict=True):
+            out[key] = (old, new)
+            values = {"mu": new.mu, "sigma": new.sigma, "games": new.games,
+                      "updated_at": facts.ended_at}  # fmt: skip
+            if key in known:
+                conn.execute(
+                    update(ratings)
+                    .where(ratings.c.player == key, ratings.c.variant == facts.variant)
+                    .values(**values)
+                )
+            else:
+                conn.execute(insert(ratings).values(player=key, variant=facts.variant, **values))
+    return out
+
+
+def _rating_json(variant: str, old: Skill, new: Skill) -> dict[str, Any]:
+    return {
+        "variant": variant,
+        "before": old.shown,
+        "after": new.shown,
+        "games": new.games,
+        "provisional": new.provisional,
+    }
+
+
+def awards_of(conn: Connection, game_id: int) -> dict[str, dict[str, Any]]:
+    """The awards of a game already settled (for a resync after a restart)."""
+    rows = conn.execute(
+        select(
+            game_seats.c.player,
+            game_seats.c.variant,
+            game_seats.c.rating_before,
+            game_seats.c.rating_after,
+            candy_grants.c.amount,
+            candy_grants.c.reason,
+            candy_grants.c.capped,
+        )
+        .select_from(game_seats)
+        .outerjoin(
+            candy_grants,
+            (candy_grants.c.player == game_seats.c.player)
+            & (candy_grants.c.game_id == game_seats.c.game_id),
+        )
+        .where(game_seats.c.game_id == game_id, game_seats.c.player.is_not(None))
+    ).all()
+    out: dict[str, dict[str, Any]] = {}
+    for key, variant, before, after, amount, reason, capped in rows:
+        rating = None
+        if before is not None and after is not None:
+            games = conn.execute(
+                select(ratings.c.games).where(ratings.c.player == key, ratings.c.variant == variant)
+            ).scalar()
+            rating = _rating_json(
+                variant, Skill(before), Skill(after, games=int(games or 0))
+            )  # the count now: close enough for a resync
+        out[str(key)] = {
+            "candies": {
+                "amount": int(amount or 0),
+                "reason": reason or "off",
+                "capped": bool(capped),
+            },
+            "rating": rating,
+        }
+    return out
