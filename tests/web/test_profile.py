@@ -21,8 +21,15 @@ pytest.importorskip("kozyr.server.players", reason="the players API (branch play
 
 
 def with_token(page: Any, server: ServerProcess, token: str, path: str) -> None:
-    """Open ``path`` as the player of ``token`` (kept where the client keeps it)."""
-    page.evaluate("(t) => localStorage.setItem('kozyr.token', JSON.stringify(t))", token)
+    """Open ``path`` as the player of ``token``, with that player's name (both
+    kept where the client keeps them: its hello says the name it stores)."""
+    name = me(server, token)["name"]
+    page.evaluate(
+        "([t, n]) => { localStorage.setItem('kozyr.token', JSON.stringify(t));"
+        " localStorage.setItem('kozyr.name', JSON.stringify(n));"
+        " localStorage.setItem('kozyr.nameAuto', 'false'); }",
+        [token, name],
+    )
     page.goto(f"{server.url}/{path}")
 
 
@@ -67,7 +74,15 @@ def test_profile_shows_candies_and_edits_name_and_avatar(
     page.fill("#profile-name-input", "Milena")
     page.click("#profile-name-form button[type=submit]")
     page.wait_for_function("() => document.querySelector('#profile-name').textContent === 'Milena'")
-    other = next(a for a in json.loads(page.evaluate("JSON.stringify([...document.querySelectorAll('.avatar-option')].map(b => b.dataset.avatar))")) if a != mine["avatar"])
+    other = next(
+        a
+        for a in json.loads(
+            page.evaluate(
+                "JSON.stringify([...document.querySelectorAll('.avatar-option')].map(b => b.dataset.avatar))"
+            )
+        )
+        if a != mine["avatar"]
+    )
     page.click(f'.avatar-option[data-avatar="{other}"]')
     page.wait_for_selector(f'.avatar-option[data-avatar="{other}"][aria-pressed="true"]')
     after = me(server, player["token"])
@@ -82,7 +97,12 @@ def test_my_games_open_in_the_viewer(
     with_token(page, server, player["token"], "me/games")
     wait_screen(page, "games")
     page.wait_for_selector("#games-list .game-item")
-    shown = [int(x) for x in page.eval_on_selector_all("#games-list .game-item", "els => els.map(e => e.dataset.game)")]
+    shown = [
+        int(x)
+        for x in page.eval_on_selector_all(
+            "#games-list .game-item", "els => els.map(e => e.dataset.game)"
+        )
+    ]
     assert shown[:2] == sorted(player["games"], reverse=True)  # newest first
     page.click(f'#games-list .game-item[data-game="{player["games"][0]}"] a')
     wait_screen(page, "viewer")
@@ -127,7 +147,9 @@ def test_transfer_code_moves_the_profile_and_delete_asks_first(
     new.click("#delete-ask")
     new.click("#delete-yes")
     wait_screen(new, "start")
-    status, _ = http("GET", f"{server.url}/api/me", headers={"authorization": f"Bearer {game['token']}"})
+    status, _ = http(
+        "GET", f"{server.url}/api/me", headers={"authorization": f"Bearer {game['token']}"}
+    )
     assert status == 404
 
 
