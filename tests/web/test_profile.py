@@ -5,7 +5,6 @@ public page and the leaderboard; phone and desktop, 4 languages."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
@@ -74,15 +73,8 @@ def test_profile_shows_candies_and_edits_name_and_avatar(
     page.fill("#profile-name-input", "Milena")
     page.click("#profile-name-form button[type=submit]")
     page.wait_for_function("() => document.querySelector('#profile-name').textContent === 'Milena'")
-    other = next(
-        a
-        for a in json.loads(
-            page.evaluate(
-                "JSON.stringify([...document.querySelectorAll('.avatar-option')].map(b => b.dataset.avatar))"
-            )
-        )
-        if a != mine["avatar"]
-    )
+    offered = page.eval_on_selector_all(".avatar-option", "els => els.map(b => b.dataset.avatar)")
+    other = next(a for a in offered if a != mine["avatar"])
     page.click(f'.avatar-option[data-avatar="{other}"]')
     page.wait_for_selector(f'.avatar-option[data-avatar="{other}"][aria-pressed="true"]')
     after = me(server, player["token"])
