@@ -63,6 +63,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "cmd_durak": "open a table in this group",
         "cmd_nudges": "turn reminders on or off",
         "cmd_rules": "the rules in short",
+        "cmd_me": "your candies and ratings",
+        "me": "<b>{name}</b>\n🍬 Candies: <b>{balance}</b> ({today} of {cap} today)\n"
+        "Rating, podkidnoy: <b>{podkidnoy}</b> ({podkidnoy_games} games)\n"
+        "Rating, perevodnoy: <b>{perevodnoy}</b> ({perevodnoy_games} games)\n"
+        "A rating with ? is provisional: its first 10 games.",
+        "earned": "{name}: +{candies} 🍬",
+        "earned_rated": "{name}: +{candies} 🍬, rating {before} → {after}",
         "menu": "Play",
     },
     "ru": {
@@ -120,6 +127,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "cmd_durak": "открыть стол в этой группе",
         "cmd_nudges": "включить или выключить напоминания",
         "cmd_rules": "правила вкратце",
+        "cmd_me": "ваши конфеты и рейтинг",
+        "me": "<b>{name}</b>\n🍬 Конфеты: <b>{balance}</b> (сегодня {today} из {cap})\n"
+        "Рейтинг, подкидной: <b>{podkidnoy}</b> (игр: {podkidnoy_games})\n"
+        "Рейтинг, переводной: <b>{perevodnoy}</b> (игр: {perevodnoy_games})\n"
+        "Рейтинг со знаком ? предварительный: первые 10 игр.",
+        "earned": "{name}: +{candies} 🍬",
+        "earned_rated": "{name}: +{candies} 🍬, рейтинг {before} → {after}",
         "menu": "Играть",
     },
     "zh": {
@@ -172,6 +186,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "cmd_durak": "在本群开一桌",
         "cmd_nudges": "开启或关闭出牌提醒",
         "cmd_rules": "规则简介",
+        "cmd_me": "你的糖果和等级分",
+        "me": "<b>{name}</b>\n🍬 糖果：<b>{balance}</b>（今天 {today}/{cap}）\n"
+        "等级分，添牌杜拉克：<b>{podkidnoy}</b>（{podkidnoy_games} 局）\n"
+        "等级分，转移杜拉克：<b>{perevodnoy}</b>（{perevodnoy_games} 局）\n"
+        "带 ? 的等级分是暂定的：前 10 局。",
+        "earned": "{name}：+{candies} 🍬",
+        "earned_rated": "{name}：+{candies} 🍬，等级分 {before} → {after}",
         "menu": "开始游戏",
     },
     "ja": {
@@ -230,6 +251,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "cmd_durak": "このグループにテーブルを開く",
         "cmd_nudges": "手番のお知らせのオン・オフ",
         "cmd_rules": "ルールのあらまし",
+        "cmd_me": "キャンディとレーティング",
+        "me": "<b>{name}</b>\n🍬 キャンディ：<b>{balance}</b>（今日 {today}/{cap}）\n"
+        "レーティング（ポドキドノイ）：<b>{podkidnoy}</b>（{podkidnoy_games} 局）\n"
+        "レーティング（ペレヴォドノイ）：<b>{perevodnoy}</b>（{perevodnoy_games} 局）\n"
+        "? 付きのレーティングは暫定です（最初の 10 局）。",
+        "earned": "{name}：+{candies} 🍬",
+        "earned_rated": "{name}：+{candies} 🍬、レーティング {before} → {after}",
         "menu": "遊ぶ",
     },
 }
