@@ -8,6 +8,17 @@
 /** The app's root URL ("https://host/"), whatever page is open. */
 export const ROOT = new URL(".", document.baseURI);
 
+// Opened at the root, the page has no <base>: its relative URLs ("api/...",
+// "avatars/...") resolve against the document's URL, which pushState changes.
+// After go("/game/12") they would point under /game/ (GET /game/api/games/12/steps
+// is no API). A <base> at the root keeps them where they are, as on a page the
+// server served with one.
+if (!document.querySelector("base")) {
+  const base = document.createElement("base");
+  base.href = ROOT.href;
+  document.head.prepend(base);
+}
+
 const listeners = [];
 
 /** The page the URL names, or null for the app's own screens (start, room, table). */
