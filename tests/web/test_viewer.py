@@ -51,7 +51,12 @@ def finished_game(
         await c.expect("game")
         await play_out([c], random.Random(seed))
         tokens.append(str(c.token))
-        return int(c.over[-1]["game_id"])
+        game_id = int(c.over[-1]["game_id"])
+        # Out of the room: the player's next game (same token) gets a room of its own.
+        await c.send({"type": "leave"})
+        await c.expect("left")
+        await c.close()
+        return game_id
 
     game_id = in_thread(lambda: run(scenario()))
     status, steps = http("GET", f"{server.url}/api/games/{game_id}/steps")
