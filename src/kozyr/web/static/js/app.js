@@ -70,7 +70,16 @@ const table = new TableView({
 });
 const forms = {};
 // The client's own pages (js/routes.js, js/pages.js): the game viewer, profiles, ...
-const pages = new Pages({ show: (screen) => show(screen, true), toast: (text) => toast(text), relogin: () => relogin() });
+const pages = new Pages({ show: (screen) => show(screen, true), toast: (text) => toast(text), relogin: () => relogin(), renamed: (name) => profileRenamed(name) });
+
+/** A name saved on the profile page: the connection's hello says it from now
+ * on (a reconnect with the old one would rename the player back). */
+function profileRenamed(name) {
+  store.set("name", name);
+  store.set("nameAuto", false);
+  if (S.conn) S.conn.name = name;
+  $("#player-name").value = name;
+}
 const social = new Social({ send: (msg) => S.conn && S.conn.send(msg) });
 // Learning the game (js/guide.js, js/help.js): the guided game's tips and the help dialog.
 const guide = new Guide({ table, start: () => playGuided(), announce: (text) => announce(text) });

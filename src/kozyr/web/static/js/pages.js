@@ -7,12 +7,12 @@ import { back } from "./routes.js";
 import { t } from "./i18n.js";
 
 export class Pages {
-  constructor({ show, toast, relogin }) {
+  constructor({ show, toast, relogin, renamed }) {
     this.show = show;
     this.toast = toast;
     this.current = null; // the page on screen ({kind, id, ...})
     this.viewer = new Viewer({ back: () => this.back(), share: (url) => this.share(url) });
-    this.profiles = new Profiles({ show, toast, back: () => this.back(), relogin });
+    this.profiles = new Profiles({ show, toast, back: () => this.back(), relogin, renamed });
   }
 
   back() {

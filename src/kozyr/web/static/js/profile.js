@@ -126,10 +126,11 @@ function ratingsBlock(ratings, graph) {
 }
 
 export class Profiles {
-  constructor({ show, toast, back, relogin }) {
+  constructor({ show, toast, back, relogin, renamed }) {
     this.show = show;
     this.toast = toast;
     this.relogin = relogin; // a claimed code: connect again with the new token
+    this.renamed = renamed; // a name saved here: the connection's hello says it
     this.me = null;
     this.cursor = null;
     this.current = null;
@@ -253,7 +254,7 @@ export class Profiles {
       return;
     }
     this.setMe(res.body);
-    if (change.name) store.set("name", res.body.name);
+    if (change.name) this.renamed(res.body.name);
     this.renderMe();
     this.toast(t("profile.saved"));
   }
