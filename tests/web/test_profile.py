@@ -5,6 +5,7 @@ public page and the leaderboard; phone and desktop, 4 languages."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -23,6 +24,9 @@ def with_token(page: Any, server: ServerProcess, token: str, path: str) -> None:
     """Open ``path`` as the player of ``token``, with that player's name (both
     kept where the client keeps them: its hello says the name it stores)."""
     name = me(server, token)["name"]
+    # Written where no client runs (an SVG of the same origin): the page opened
+    # before would otherwise store its own welcome's token and name over these.
+    page.goto(f"{server.url}/favicon.svg")
     page.evaluate(
         "([t, n]) => { localStorage.setItem('kozyr.token', JSON.stringify(t));"
         " localStorage.setItem('kozyr.name', JSON.stringify(n));"
@@ -79,6 +83,15 @@ def test_profile_shows_candies_and_edits_name_and_avatar(
     page.wait_for_selector(f'.avatar-option[data-avatar="{other}"][aria-pressed="true"]')
     after = me(server, player["token"])
     assert after["name"] == "Milena" and after["avatar"] == other
+    # The connection says the new name from now on: a reconnect keeps it.
+    hellos = len(server.events("hello"))
+    page.evaluate("window.kozyr.state.conn.ws.close()")
+    deadline = time.monotonic() + 15
+    while len(server.events("hello")) == hellos:
+        assert time.monotonic() < deadline, "the client did not connect again"
+        time.sleep(0.05)
+    assert server.events("hello")[-1]["player"] == "Milena"
+    assert me(server, player["token"])["name"] == "Milena"
     shot(page, "profile-phone")
 
 
