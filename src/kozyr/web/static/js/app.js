@@ -1007,10 +1007,7 @@ function fillResult(over) {
   }
   // The finished game, step by step with every hand (js/viewer.js).
   if (S.mode === "online" && over.game_id) {
-    const open = () => {
-      pages.viewer.justEnded.add(String(over.game_id));
-      go(pagePath("game", over.game_id, { step: "last" }));
-    };
+    const open = () => go(pagePath("game", over.game_id, { step: "last" }));
     buttons.push(h("button", { type: "button", dataset: { action: "open-game" }, onclick: open }, t("viewer.openGame")));
   }
   buttons.push(h("button", { type: "button", class: "ghost", dataset: { action: "leave" }, onclick: leaveRoom }, t("result.leave")));

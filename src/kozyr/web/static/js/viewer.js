@@ -53,7 +53,6 @@ export class Viewer {
     this.loading = null;
     this.failed = false;
     this.wantStep = null;
-    this.justEnded = new Set(); // ids of games this client saw end (game_over)
     this.stepHooks = [];
     this.loadHooks = [];
     $("#viewer-back").addEventListener("click", () => back());
@@ -131,18 +130,9 @@ export class Viewer {
     for (const fn of this.loadHooks) fn(this.game);
   }
 
+  /** The steps, or the error's code. No retry for a game that just ended: the
+   * server stores it as finished before it sends the last move and game_over. */
   async fetchSteps(id) {
-    // A game that just ended on this screen may not be stored as finished yet
-    // (its game_over comes first): ask again for a few seconds before saying so.
-    for (let i = 0; ; i++) {
-      const result = await this.fetchOnce(id);
-      if (result.error !== "game_not_finished" || !this.justEnded.has(String(id)) || i >= 8) return result;
-      await new Promise((ok) => setTimeout(ok, 500 + 250 * i));
-      if (this.gameId !== id) return result;
-    }
-  }
-
-  async fetchOnce(id) {
     try {
       const res = await fetch(`api/games/${encodeURIComponent(id)}/steps`);
       const body = await res.json().catch(() => null);
