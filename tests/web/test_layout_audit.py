@@ -32,7 +32,12 @@ hands of 12 and 30 cards you may all lead, a lead of three selected sevens, a
 defence with a cover choice (a card that covers either of two attack cards:
 the numbered choices), a defence with Take, two tips of the guided game and
 the help dialog (issue 25, section 8), the result and the pass-and-play
-privacy screen; plus the table of a real game against a bot.
+privacy screen; plus the table of a real game against a bot. The result shows
+the candies and rating line of issue 26. The game viewer (2 and 6 players: the
+deal, the busiest step, the end with the discard pile open, a missing game) and
+the players' pages (profile with a transfer code and the delete confirmation,
+My games, a public page, a missing player, the leaderboard; the candy balance
+in the top bar) are audited at every viewport in the same languages.
 Screenshots: test-artifacts/screenshots/audit/<lang>-<scene>-<width>x<height>.jpg.
 The pages emulate ``prefers-reduced-motion`` so that the cards stand still at once
 (the layout is the same; only the transitions go).
@@ -49,6 +54,8 @@ import pytest
 
 from .helpers import SHOTS, start_vs_computer, wait_connected, wait_screen, wait_turn
 from .test_client import CHOICE_FRAME, CHOICE_ROOM, DRAW_FRAME
+from .test_profile import with_token
+from .test_viewer import finished_game
 
 VIEWPORTS = {
     "phone-360x740": {"width": 360, "height": 740},
@@ -412,6 +419,9 @@ GAME_OVER = {
     "durak": 1,
     "pogony": True,
     "cards_left": [0, 5],
+    # The receiver's candies and rating (issue 26): the longest lines they make.
+    "candies": {"amount": 5, "reason": "friends_loss", "capped": True},
+    "rating": {"variant": "podkidnoy", "before": 1512, "after": 1498, "games": 7},
 }
 SHOW_RESULT = """([over, room]) => {
     const k = window.kozyr;
@@ -632,6 +642,102 @@ def test_audit_candy_table_of_a_real_game(open_page: Any, key: str) -> None:
     assert wait_turn(page) in ("turn", "over")
     problems = audit(page, "ja-candy-table-4-players", key)
     assert not problems, "\n".join(problems)
+
+
+@pytest.fixture(scope="module")
+def viewed_games(server: Any) -> list[dict[str, Any]]:
+    """Finished games for the viewer: two players (24 cards) and six (52 cards,
+    long hands)."""
+    return [finished_game(server, 5), finished_game(server, 6, "Konstantinos", 6, 52)]
+
+
+def busiest_step(game: dict[str, Any]) -> int:
+    """The step with the most cards in play (then the longest hand)."""
+    steps = game["steps"]
+
+    def weight(i: int) -> tuple[int, int]:
+        state = steps[i]["state"]
+        return len(state["table"]), max(len(h) for h in state["hands"])
+
+    return max(range(len(steps)), key=weight)
+
+
+@pytest.mark.parametrize("lang", list(LOCALES))
+@pytest.mark.parametrize("key", list(VIEWPORTS))
+def test_layout_audit_viewer(
+    open_page: Any, viewed_games: list[dict[str, Any]], key: str, lang: str
+) -> None:
+    """The game viewer (a page that scrolls up and down): the deal, its busiest
+    step, the last step with the discard pile open, for 2 and 6 players; and
+    the refusal of a game that is not there."""
+    page = open_page(VIEWPORTS[key], locale=LOCALES[lang])
+    page.emulate_media(reduced_motion="reduce")
+    problems: list[str] = []
+    for game in viewed_games:
+        n = len(game["steps"][0]["state"]["hands"])
+        for name, step in (
+            ("deal", 0),
+            ("busy", busiest_step(game)),
+            ("end", len(game["steps"]) - 1),
+        ):
+            page.goto(
+                f"{page.url.split('/game/')[0].rstrip('/')}/game/{game['game_id']}?step={step}"
+            )
+            page.wait_for_selector(f'#screen-viewer[data-step="{step}"]')
+            if name == "end":
+                page.click("#viewer-discard summary")
+            problems += audit(page, f"{lang}-viewer-{n}p-{name}", key, scrolls=True)
+    page.goto(f"{page.url.split('/game/')[0].rstrip('/')}/game/987654321")
+    page.wait_for_selector("#viewer-error:not([hidden])")
+    problems += audit(page, f"{lang}-viewer-error", key, scrolls=True)
+    assert not problems, f"{key} {lang}:\n" + "\n".join(problems)
+
+
+@pytest.fixture(scope="module")
+def profile_player(server: Any) -> dict[str, Any]:
+    """A player with two finished games (a long name: the widest it may be)."""
+    first = finished_game(server, 7, "Konstantinos")
+    finished_game(server, 8, "Konstantinos", token=first["token"])
+    return first
+
+
+@pytest.mark.parametrize("lang", list(LOCALES))
+@pytest.mark.parametrize("key", list(VIEWPORTS))
+def test_layout_audit_profiles(
+    open_page: Any, server: Any, profile_player: dict[str, Any], key: str, lang: str
+) -> None:
+    """The players' pages of issue 26 (pages that scroll up and down), with the
+    candy balance in the top bar: the profile (a transfer code made, the delete
+    confirmation open), My games, the public page, the leaderboard, a player
+    who is not there."""
+    page = open_page(VIEWPORTS[key], locale=LOCALES[lang])
+    page.emulate_media(reduced_motion="reduce")
+    with_token(page, server, profile_player["token"], "me")
+    page.wait_for_selector("#profile-body:not([hidden])")
+    page.wait_for_selector("#candy-link:not([hidden])")
+    problems = audit(page, f"{lang}-profile", key, scrolls=True)
+    page.click("#transfer-make")
+    page.wait_for_selector("#transfer-code:not([hidden])")
+    page.click("#delete-ask")
+    problems += audit(page, f"{lang}-profile-code-delete", key, scrolls=True)
+    page.click("#delete-no")
+    public = page.get_attribute("#profile-public", "href")
+    page.goto(f"{server.url}/me/games")
+    page.wait_for_selector("#games-list .game-item")
+    problems += audit(page, f"{lang}-my-games", key, scrolls=True)
+    page.goto(public)
+    page.wait_for_selector("#player-body:not([hidden])")
+    problems += audit(page, f"{lang}-player", key, scrolls=True)
+    page.goto(f"{server.url}/player/nobody00")
+    page.wait_for_selector("#screen-player .page-error:not([hidden])")
+    problems += audit(page, f"{lang}-player-missing", key, scrolls=True)
+    page.goto(f"{server.url}/leaderboard")
+    page.wait_for_function(
+        "() => document.querySelector('#board-list').childElementCount"
+        " || !document.querySelector('#board-empty').hidden"
+    )
+    problems += audit(page, f"{lang}-leaderboard", key, scrolls=True)
+    assert not problems, f"{key} {lang}:\n" + "\n".join(problems)
 
 
 def test_the_audit_finds_what_it_looks_for(open_page: Any) -> None:

@@ -9,6 +9,8 @@ Routes (docs/protocol.md has the details):
 * ``GET /api/rooms`` — public rooms waiting in the lobby.
 * ``GET /api/rooms/{code}`` — one room by invite code; ``…/qr.svg`` its invite as a QR code.
 * ``GET /api/games/{id}`` — a finished game's record (for ``kozyr replay``).
+* ``GET /api/games/{id}/steps`` — a finished game replayed, the state after every
+  action (the browser's game viewer; :mod:`.steps`).
 * ``GET /api/me/results`` — your results against the computer, per level
   (``Authorization: Bearer <token>``).
 * ``POST /api/bots`` — make a bot account (:mod:`.bots`, docs/bot-api.md).
@@ -18,6 +20,9 @@ Routes (docs/protocol.md has the details):
 * what extensions add (:mod:`.extension`): ``POST /api/telegram/login`` and
   ``PUT /api/telegram/auto`` for Telegram Mini App players (docs/telegram.md).
 * ``WS /ws`` — the game protocol.
+* ``/game/{id}``, ``/player/{public_id}``, ``/me``, ``/me/games``, ``/leaderboard``
+  — the client's own pages (its ``index.html`` with a ``<base>``, so that the
+  client's relative links still work; js/routes.js).
 * ``/`` — the browser client from ``src/kozyr/web/static`` when it exists
   (:mod:`kozyr.server.edge.static`: versioned names cached for a year, pages and
   plain names revalidated with ETags, brotli or gzip).
@@ -53,7 +58,8 @@ from .http import bearer_token, decode, read_body
 from .http import error as _error
 from .players_api import players_routes
 from .ratelimit import AddressBuckets
-from .static import ClientFiles
+from .static import CLIENT_PAGES, ClientFiles
+from .steps import GameSteps
 
 
 class HttpCreateRoom(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -240,6 +246,11 @@ def create_app(config: ServerConfig, extensions: Sequence[Extension] = ()) -> St
             return _error(404, "no_such_game", "no finished game has that id")
         return JSONResponse(record)
 
+    steps = GameSteps(hub)
+
+    async def game_steps(request: Request) -> Response:
+        return await steps.serve(request, _game_id(request.path_params["game_id"]))
+
     async def my_results(request: Request) -> Response:
         token = bearer_token(request)
         if token is None:
@@ -322,6 +333,7 @@ def create_app(config: ServerConfig, extensions: Sequence[Extension] = ()) -> St
         Route("/api/rooms/{code}", room_info),
         Route("/api/rooms/{code}/qr.svg", room_qr),
         Route("/api/games/{game_id}", game_record),
+        Route("/api/games/{game_id}/steps", game_steps),
         Route("/api/me/results", my_results),
         *bot_routes(hub, config),
         *players_routes(hub),
@@ -330,6 +342,7 @@ def create_app(config: ServerConfig, extensions: Sequence[Extension] = ()) -> St
     ]
     if config.static_dir.is_dir():
         client = ClientFiles(config.static_dir)
+        routes += [Route(path, client.serve_page, methods=["GET"]) for path in CLIENT_PAGES]
         routes.append(Route("/{path:path}", client.serve, methods=["GET"]))
     else:
         routes.append(Route("/", no_client))

@@ -20,6 +20,9 @@ import { notify, roomNotices } from "./notices.js";
 import { Social } from "./social.js";
 import { GUIDED_ROOM, Guide } from "./guide.js";
 import { Help } from "./help.js";
+import { Pages } from "./pages.js";
+import { candyLine } from "./profile.js";
+import { currentPage, go, onPageChange, pagePath } from "./routes.js";
 
 const S = {
   mode: "online", // "online" | "pnp"
@@ -68,6 +71,17 @@ const table = new TableView({
   },
 });
 const forms = {};
+// The client's own pages (js/routes.js, js/pages.js): the game viewer, profiles, ...
+const pages = new Pages({ show: (screen) => show(screen, true), toast: (text) => toast(text), relogin: () => relogin(), renamed: (name) => profileRenamed(name) });
+
+/** A name saved on the profile page: the connection's hello says it from now
+ * on (a reconnect with the old one would rename the player back). */
+function profileRenamed(name) {
+  store.set("name", name);
+  store.set("nameAuto", false);
+  if (S.conn) S.conn.name = name;
+  $("#player-name").value = name;
+}
 const social = new Social({ send: (msg) => S.conn && S.conn.send(msg) });
 // Learning the game (js/guide.js, js/help.js): the guided game's tips and the help dialog.
 const guide = new Guide({ table, start: () => playGuided(), announce: (text) => announce(text) });
@@ -206,6 +220,7 @@ function watchName(input) {
 }
 
 function setUrlRoom(code) {
+  if (currentPage()) return; // a page of its own (the viewer ...): its URL stays
   const url = new URL(location.href);
   if (code) url.searchParams.set("room", code);
   else url.searchParams.delete("room");
@@ -246,7 +261,10 @@ function hostConn() {
 }
 
 // ============================================================ screens
-function show(screen) {
+function show(screen, page = false) {
+  // While a page is open (the viewer, a profile ...) the game's frames do not
+  // take the screen away: its Back button returns to them (route()).
+  if (!page && currentPage()) return;
   const before = document.body.dataset.screen;
   if (before !== screen) {
     if ($("#toast").dataset.screen !== screen) hideToast();
@@ -260,11 +278,20 @@ function show(screen) {
 /** Telegram Mini App (js/telegram.js): its Back button leaves the room in the
  * lobby and after a game; during a game and on the start screen it is hidden. */
 function telegramBack(screen) {
+  if (currentPage()) {
+    backButton(() => pages.back());
+    return;
+  }
   const leave = S.mode === "online" && (screen === "room" || (screen === "table" && S.room?.state === "over"));
   backButton(leave ? () => leaveRoom() : null);
 }
 
 function route() {
+  const page = currentPage();
+  if (page) {
+    pages.open(page);
+    return;
+  }
   const room = S.room;
   if (!room) {
     show("start");
@@ -968,6 +995,16 @@ function fillResult(over) {
     autoEl.textContent = auto.to === auto.from ? t("result.autoSame", { n: auto.to }) : t("result.autoChange", { from: auto.from, to: auto.to });
   }
 
+  // Candies (issue 26): this game's grant, or why nothing was paid; the rating's move.
+  const candyEl = $("#result-candies");
+  const lines = [candyLine(over.candies)];
+  if (over.rating && Number.isFinite(over.rating.before) && Number.isFinite(over.rating.after)) {
+    lines.push(t("profile.ratingResult", { before: Math.round(over.rating.before), after: Math.round(over.rating.after) }));
+  }
+  candyEl.textContent = lines.filter(Boolean).join(" · ");
+  candyEl.hidden = !candyEl.textContent;
+  candyEl.dataset.amount = over.candies ? String(over.candies.amount) : "";
+
   // Confetti for a win: yours, or at a shared device the winners'; never for spectators.
   celebrate(outcome === "win" || (S.mode === "pnp" && !res.draw));
 
@@ -987,6 +1024,11 @@ function fillResult(over) {
       route();
     };
     buttons.push(h("button", { type: "button", dataset: { action: "back" }, onclick: back }, t("result.backToRoom")));
+  }
+  // The finished game, step by step with every hand (js/viewer.js).
+  if (S.mode === "online" && over.game_id) {
+    const open = () => go(pagePath("game", over.game_id, { step: "last" }));
+    buttons.push(h("button", { type: "button", dataset: { action: "open-game" }, onclick: open }, t("viewer.openGame")));
   }
   buttons.push(h("button", { type: "button", class: "ghost", dataset: { action: "leave" }, onclick: leaveRoom }, t("result.leave")));
   // Redrawn buttons keep the keyboard focus: dialogFocusLost puts it back.
@@ -1186,6 +1228,7 @@ function onMessage(msg, conn) {
         $("#player-name").value = msg.name;
       }
       afterWelcome(msg);
+      pages.profiles.refresh();
       break;
     case "room":
       setRoom(msg);
@@ -1221,6 +1264,7 @@ function onMessage(msg, conn) {
     case "game_over":
       S.over = msg;
       countAuto(msg);
+      pages.profiles.refresh(); // the game's candies are in the balance now
       if (currentFrame()) renderTable();
       break;
     case "left":
@@ -1422,6 +1466,17 @@ function onState(state, conn) {
       h("button", { type: "button", class: "small", onclick: () => conn.open() }, t("ui.playHere")),
     );
   }
+}
+
+/** Another token (a transfer code claimed, a profile deleted): connect again as it. */
+function relogin() {
+  if (S.mode !== "online" || !S.conn) return;
+  S.conn.close();
+  S.room = null;
+  S.you = null;
+  S.frames.clear();
+  S.over = null;
+  openMain(store.get("name") || startName());
 }
 
 function openMain(name) {
@@ -1687,6 +1742,7 @@ async function changeLanguage(code) {
 function renderNames() {
   if (S.room && S.room.state === "lobby") renderRoom();
   if (currentFrame() && S.room && S.room.state !== "lobby") renderTable();
+  pages.relabel();
 }
 
 function renderPnpNamesLabels() {
@@ -1741,7 +1797,13 @@ async function main() {
     if (tg.auto) store.set("auto", tg.auto);
   }
   if (tg && tg.language && !store.get("lang")) store.set("lang", tg.language);
-  const tgStart = tg ? tg.start : null; // a deep link's start parameter: a room code or "computer"
+  let tgStart = tg ? tg.start : null; // a deep link's start parameter: a room code, "computer" or "game_ID[_STEP]"
+  const tgGame = tgStart ? /^game_(\d{1,19})(?:_(\d{1,6}))?$/.exec(tgStart) : null;
+  if (tgGame) {
+    // A shared game in the Mini App: open the viewer (at that step).
+    tgStart = null;
+    history.replaceState({ depth: 0 }, "", pagePath("game", tgGame[1], { step: tgGame[2] ?? null }) + location.hash);
+  }
   S.inTelegram = Boolean(tg);
 
   const lang = pickLanguage(store.get("lang"));
@@ -1781,7 +1843,10 @@ async function main() {
     S.pendingJoin = code;
     $("#join-code").value = code;
   }
-  if (store.get("token") || code || S.guideLink) {
+  onPageChange(() => route());
+  if (currentPage()) {
+    route();
+  } else if (store.get("token") || code || S.guideLink) {
     show("loading");
   } else {
     show("start");
@@ -1791,5 +1856,5 @@ async function main() {
   if (!code && (params.get("play") === "computer" || tgStart === "computer")) S.selectTab("tab-computer");
 }
 
-window.kozyr = { state: S, table, guide, help, sound, social, show, fillResult, resultSpoken, checkName, onMessage, showInvite, notify, languages: LANGUAGES }; // for debugging and tests
+window.kozyr = { state: S, table, pages, viewer: pages.viewer, guide, help, sound, social, show, fillResult, resultSpoken, checkName, onMessage, showInvite, notify, languages: LANGUAGES }; // for debugging and tests
 main();
