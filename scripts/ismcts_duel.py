@@ -1,46 +1,84 @@
 """Tune the ISMCTS of levels 5-10: one configuration against another, or
 against a frozen flat Monte Carlo bot (mc5..mc10), on duplicate deals.
 
-``kozyr arena`` measures the shipped levels; this script measures settings
-that are not (yet) a level, so the figures in docs/bots.md that chose the
-settings can be reproduced::
+``kozyr arena`` measures the shipped levels (and ``isN``, ``10x3``); this
+script measures settings that are not (yet) a level, so the figures in
+docs/bots.md that chose the settings can be reproduced::
 
     python scripts/ismcts_duel.py '{"iterations": 10000, "bias": 1.0}' mc10 --deals 20
     python scripts/ismcts_duel.py '{"iterations": 10000, "inference": true}' \\
         '{"iterations": 10000, "inference": false}' --deals 60
+    python scripts/ismcts_duel.py '{"base": "is10", "halving": true}' '{"base": "is10"}' \\
+        --deals 100 --workers 1 --out halving.jsonl
 
-A side is a JSON object of :class:`kozyr.bots.ismcts.IsmctsConfig` fields
-(``iterations`` required; ``endgame_nodes`` 25,000 and ``time_cap`` 3 s by
-default) or ``mcN``.  Two players, 36 cards; each deal (seed 9000 + deal,
-or 5000 + deal against an mc bot, as in the first measurements) is played
-twice with the seats swapped.  Prints how often each side was the durak.
+A side is ``mcN`` or a JSON object of :class:`kozyr.bots.ismcts.IsmctsConfig`
+fields.  With ``"base": "is10"`` (a frozen issue-12 level, ``is5``..``is10``)
+or ``"base": "10"`` (a level of today's table) the fields override that
+level's configuration, and ``"scale": k`` multiplies its iterations and
+solver nodes; without a base, ``iterations`` is required and
+``endgame_nodes`` is 25,000.  The wall-clock cap is 60 s unless given (a
+safety net: results depend on seeds only).  Two players, 36 cards; each deal
+(seed 9000 + deal, or 5000 + deal against an mc bot, as in the first
+measurements) is played twice with the seats swapped.  Prints how often each
+side was the durak, with 95 % Wilson intervals; ``--out`` appends one JSON
+line per game (deal, rotation, durak side) so that runs in parts add up
+(``--merge FILE...`` prints the table of several such files; ``--resume``
+skips the games the ``--out`` file already holds, so an interrupted part
+goes on where it stopped).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import time
 from multiprocessing import Pool
 from typing import Any
 
 from kozyr.arena.match import play_game
+from kozyr.arena.stats import wilson
 from kozyr.bots.base import Bot
 from kozyr.bots.flat_mc import flat_mc_bot
+from kozyr.bots.frozen import FROZEN_LEVELS
 from kozyr.bots.ismcts import IsmctsBot, IsmctsConfig
+from kozyr.bots.levels import LEVELS
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
+
+
+def config_of(side: str) -> IsmctsConfig:
+    """The configuration a JSON side describes."""
+    fields: dict[str, Any] = json.loads(side)
+    base = fields.pop("base", None)
+    scale = int(fields.pop("scale", 1))
+    if base is None:
+        fields = {"endgame_nodes": 25_000, "time_cap": 60.0, **fields}
+        cfg = IsmctsConfig(**fields)
+    else:
+        text = str(base).lower()
+        if text.startswith("is"):
+            cfg = FROZEN_LEVELS[int(text[2:])]
+        else:
+            found = LEVELS[int(text)].search
+            assert isinstance(found, IsmctsConfig), f"level {base} is not a search level"
+            cfg = found
+        cfg = cfg._replace(time_cap=60.0)._replace(**fields)
+    if scale != 1:
+        cfg = cfg._replace(
+            iterations=cfg.iterations * scale, endgame_nodes=cfg.endgame_nodes * scale
+        )
+    return cfg
 
 
 def make(side: str, seed: int, name: str) -> Bot:
     if side.lower().startswith("mc"):
         return flat_mc_bot(int(side[2:]), seed, name)
-    fields: dict[str, Any] = {"endgame_nodes": 25_000, "time_cap": 3.0, **json.loads(side)}
-    return IsmctsBot(IsmctsConfig(**fields), seed, name)
+    return IsmctsBot(config_of(side), seed, name)
 
 
-def game(job: tuple[int, int, str, str, dict[str, Any], int]) -> str | None:
-    """Who was the durak ("A", "B") or None for a draw."""
+def game(job: tuple[int, int, str, str, dict[str, Any], int]) -> tuple[int, int, str | None]:
+    """(deal, rotation, who was the durak: "A", "B" or None for a draw)."""
     deal, rot, a, b, rules_dict, base = job
     rules = Rules.from_dict(rules_dict)
     bot_a = make(a, deal * 2 + rot, "A")
@@ -48,19 +86,48 @@ def game(job: tuple[int, int, str, str, dict[str, Any], int]) -> str | None:
     bots = [bot_a, bot_b] if rot == 0 else [bot_b, bot_a]
     played = play_game(rules, Deal.from_seed(rules, base + deal), bots)
     durak = played.result.durak if played.result else None
-    return None if durak is None else bots[durak].name
+    return deal, rot, None if durak is None else bots[durak].name
+
+
+def report(label: str, out: list[str | None], seconds: float | None = None) -> str:
+    n = len(out)
+    parts = []
+    for side in ("A", "B"):
+        k = out.count(side)
+        lo, hi = wilson(k, n) if n else (0.0, 0.0)
+        parts.append(f"{side} {k} ({100 * k / max(n, 1):.1f} % [{100 * lo:.1f}-{100 * hi:.1f}])")
+    tail = f" | {seconds:.0f} s" if seconds is not None else ""
+    return f"{label} | durak: {', '.join(parts)}, draws {out.count(None)} of {n}{tail}"
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("a", help="JSON IsmctsConfig fields")
-    p.add_argument("b", help="JSON IsmctsConfig fields, or mc5..mc10")
+    p.add_argument("a", nargs="?", help="JSON IsmctsConfig fields")
+    p.add_argument("b", nargs="?", help="JSON IsmctsConfig fields, or mc5..mc10")
     p.add_argument("--deals", type=int, default=20)
     p.add_argument("--first-deal", type=int, default=0)
     p.add_argument("--variant", default="podkidnoy", choices=["podkidnoy", "perevodnoy"])
     p.add_argument("--rule", action="append", default=[], help="NAME=true|false")
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--out", help="append one JSON line per game to this file")
+    p.add_argument(
+        "--resume", action="store_true", help="skip the games --out already holds for these sides"
+    )
+    p.add_argument("--merge", nargs="+", metavar="FILE", help="the table of --out files")
     args = p.parse_args()
+    if args.merge:
+        games: dict[tuple[int, int], str | None] = {}
+        label = ""
+        for path in args.merge:
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    row = json.loads(line)
+                    label = label or row["label"]
+                    games[(row["deal"], row["rotation"])] = row["durak"]
+        print(report(f"{label} | {len(games) // 2} deals merged", list(games.values())))
+        return
+    if args.a is None or args.b is None:
+        p.error("two sides, or --merge FILE...")
     rules: dict[str, Any] = {"players": 2, "deck": 36, "variant": args.variant}
     for item in args.rule:
         name, _, value = item.partition("=")
@@ -71,14 +138,26 @@ def main() -> None:
         for d in range(args.first_deal, args.first_deal + args.deals)
         for r in (0, 1)
     ]
+    label = f"A {args.a} | B {args.b} | {args.variant}"
+    out: list[str | None] = []
+    if args.resume and args.out:
+        done = {}
+        with contextlib.suppress(FileNotFoundError), open(args.out, encoding="utf-8") as f:
+            for line in f:
+                row = json.loads(line)
+                if row["label"] == label:
+                    done[(row["deal"], row["rotation"])] = row["durak"]
+        out = [done[(d, r)] for d, r, *_ in jobs if (d, r) in done]
+        jobs = [job for job in jobs if (job[0], job[1]) not in done]
     start = time.perf_counter()
     with Pool(args.workers) as pool:
-        out = pool.map(game, jobs, chunksize=1)
-    print(
-        f"A {args.a} | B {args.b} | {args.variant} | durak: A {out.count('A')}, "
-        f"B {out.count('B')}, draws {out.count(None)} of {len(out)} "
-        f"| {time.perf_counter() - start:.0f} s"
-    )
+        for deal, rot, durak in pool.imap(game, jobs, chunksize=1):
+            out.append(durak)
+            if args.out:
+                with open(args.out, "a", encoding="utf-8") as f:
+                    row = {"label": label, "deal": deal, "rotation": rot, "durak": durak}
+                    f.write(json.dumps(row) + "\n")
+    print(report(label, out, time.perf_counter() - start))
 
 
 if __name__ == "__main__":

@@ -144,3 +144,26 @@ def test_worker_errors_reach_the_caller():
     blocks = build_schedule([broken], 40, 1)
     with pytest.raises(ArenaError, match="cannot create bot level 99"):
         runner.run(rules, [broken], blocks, workers=2)
+
+
+def test_frozen_search_and_budget_multiple_specs():
+    for text in ("is10", "IS10", " is 10 ", "is010"):
+        assert parse_spec(text) == "is10"
+    assert parse_spec("10x3") == "10x3" and parse_spec("Level 10 x 30") == "10x30"
+    assert parse_spec("is10x10") == "is10x10" and parse_spec("10x1") == "10"
+    assert parse_spec("is9x1") == "is9"
+    for bad in ("is4", "is11", "is", "4x3", "10x0", "10x101", "10x", "x3", "is10x2.5"):
+        with pytest.raises(ArenaError):
+            parse_spec(bad)
+    assert spec_label("is10") == "is10" and spec_label("10x3") == "level 10 ×3"
+    assert spec_label("is10x30") == "is10 ×30"
+    assert make_pairing(0, ["10x10", "is10"], 2, 0).label == "level 10 ×10 vs is10"
+    specs = ["is10", "10x3", "mc10", "is10x3", "10", "random", "5"]
+    assert sorted(specs, key=spec_order) == ["random", "5", "10", "10x3", "mc10", "is10", "is10x3"]
+    bot = make("is10x3", 3)
+    assert bot.name == "is10 ×3"
+    inner = bot.inner
+    assert inner.config.iterations == 90_000 and inner.config.time_cap == 180.0
+    level = make("10", 3).inner
+    assert level.config.time_cap == 60.0  # the arena's safety net, not the server's 1.4 s
+    assert make("mc10", 3).inner.config.time_cap == 60.0

@@ -26,16 +26,20 @@ from __future__ import annotations
 
 import random
 import time
-from typing import Final, NamedTuple
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Final, NamedTuple
 
 from kozyr import core
 from kozyr.engine.actions import Action
+from kozyr.engine.state import GameState
 from kozyr.engine.view import View
 
+from .endgame import two_sided
+from .evaluation import endgame_weights
 from .heuristics import SOLID, Style
 from .inference import card_weights
 from .public import decision_seed
-from .rollout import ROLLOUT_CAP
+from .rollout import ROLLOUT_CAP, outcome
 from .sampler import Slots, sample_state
 from .search import SearchConfig, SearchStats, candidates, search, solve_endgame
 
@@ -61,6 +65,22 @@ class IsmctsConfig(NamedTuple):
     inference: bool = True
     #: Flat-search steps per iteration when the core is missing (fallback).
     fallback_steps: int = 4
+    #: Issue 29: spread the root's budget by sequential halving instead of UCB.
+    halving: bool = False
+    #: Issue 29: the tree stops after this many round ends (0: no limit).
+    tree_rounds: int = 0
+    #: Issue 29: the UCB exploration constant at the root (0: ``exploration``).
+    root_exploration: float = 0.0
+    #: Issue 29: a playout that reaches a perfect-information endgame (stock
+    #: empty, two sides) with at most this many cards in the hands is solved
+    #: exactly (0: never)...
+    exact_cards: int = 0
+    #: ...within this many solver nodes (else the policy plays it out).
+    exact_nodes: int = 2_000
+    #: Issue 29: a playout stops at the first round that starts with an empty
+    #: stock and two sides, scored by the learned evaluation
+    #: (:mod:`kozyr.bots.evaluation`) instead of played out.
+    endgame_eval: bool = False
 
 
 def style_tuple(style: Style) -> tuple[int, int, int, int, float, float]:
@@ -81,6 +101,85 @@ ROLLOUT_STYLE: Final = style_tuple(SOLID)
 def budget(config: IsmctsConfig, players: int) -> int:
     """The iterations of one decision at a table of ``players``."""
     return max(1, config.iterations * 2 // max(2, players))
+
+
+class RootSearch(NamedTuple):
+    """What one search found at its root, per candidate (in the order searched)."""
+
+    candidates: list[Action]
+    #: The index of the action the search plays (most visited).
+    best: int
+    visits: list[int]
+    #: Mean reward of each candidate for the searching seat (0 durak .. 1 not).
+    values: list[float]
+    #: The core's figures: iterations, nodes, rollout_steps, timed_out, and with
+    #: ``debug`` a dict of where the iterations went (see ``core/search.c``).
+    info: dict[str, Any]
+
+
+def _search(
+    view: View,
+    rng: random.Random,
+    slots: Slots,
+    config: IsmctsConfig,
+    cands: list[Action],
+    debug: bool = False,
+    iterations: int | None = None,
+) -> RootSearch:
+    """The core's tree search of ``view`` over ``cands`` (the random numbers from
+    ``rng``); ``iterations`` overrides the level's budget for the table."""
+    template = core.from_state(sample_state(view, rng, slots))
+    weights = card_weights(view) if config.inference else None
+    best, info = core._require().search(
+        template,
+        view.seat,
+        view.unseen(),
+        slots.hands,
+        slots.deck,
+        weights,
+        [tuple(a) for a in cands],
+        budget(config, view.rules.players) if iterations is None else iterations,
+        rng.getrandbits(64),
+        config.exploration,
+        config.epsilon,
+        ROLLOUT_CAP,
+        config.time_cap,
+        ROLLOUT_STYLE,
+        config.bias,
+        debug,
+        root_halving=config.halving,
+        tree_rounds=config.tree_rounds,
+        root_c=config.root_exploration,
+        endgame_cards=config.exact_cards,
+        endgame_nodes=config.exact_nodes,
+        eval_weights=endgame_weights() if config.endgame_eval else None,
+    )
+    return RootSearch(cands, best, info["visits"], info["values"], info)
+
+
+def search_root(
+    view: View,
+    seed: int,
+    config: IsmctsConfig,
+    cands: list[Action] | None = None,
+    debug: bool = False,
+) -> RootSearch:
+    """The tree search of ``view`` as a level with ``config`` and ``seed`` runs it,
+    without the endgame solver, over ``cands`` (default: the level's candidates).
+
+    With the default candidates it draws the same random numbers as
+    :func:`ismcts` (when the solver does not settle the decision), so it shows
+    what that decision saw; ``debug`` adds the core's statistics of where the
+    iterations went (``scripts/search_probe.py`` reads them).  Needs the core."""
+    if len(view.legal) < 1:
+        raise ValueError(f"seat {view.seat} has no legal action: it is not its turn")
+    rng = random.Random(decision_seed(seed, view))
+    slots = Slots(view)
+    if slots.determined():
+        sample_state(view, rng, slots)  # the solver's deal in ismcts(): same numbers after it
+    return _search(
+        view, rng, slots, config, cands if cands is not None else candidates(view), debug
+    )
 
 
 def ismcts(view: View, seed: int, config: IsmctsConfig) -> tuple[Action, SearchStats]:
@@ -104,35 +203,121 @@ def ismcts(view: View, seed: int, config: IsmctsConfig) -> tuple[Action, SearchS
     if solved is not None:
         stats.seconds = time.perf_counter() - start
         return solved, stats
-    cands = candidates(view)
-    template = core.from_state(sample_state(view, rng, slots))
-    weights = card_weights(view) if config.inference else None
-    best, info = core._require().search(
-        template,
-        view.seat,
-        view.unseen(),
-        slots.hands,
-        slots.deck,
-        weights,
-        [tuple(a) for a in cands],
-        budget(config, view.rules.players),
-        rng.getrandbits(64),
-        config.exploration,
-        config.epsilon,
-        ROLLOUT_CAP,
-        config.time_cap,
-        ROLLOUT_STYLE,
-        config.bias,
-    )
+    root = _search(view, rng, slots, config, candidates(view))
+    info = root.info
     stats.method = "ismcts"
-    stats.candidates = len(cands)
+    stats.candidates = len(root.candidates)
     stats.deals = info["iterations"]
     stats.rollouts = info["iterations"]
     stats.steps = info["rollout_steps"]
-    stats.value = info["values"][best]
+    stats.value = root.values[root.best]
     stats.timed_out = info["timed_out"]
     stats.seconds = time.perf_counter() - start
-    return cands[best], stats
+    return root.candidates[root.best], stats
+
+
+class ActionValue(NamedTuple):
+    """One legal action of a view as the search sees it (:func:`evaluate_actions`)."""
+
+    action: Action
+    #: The estimated chance that the acting seat (with its team) is not the
+    #: durak after this action, a draw counting ½.
+    chance: float
+    #: Search iterations spent below this action; 0 when the chance is exact
+    #: (an endgame solved to the end).
+    visits: int
+
+
+#: Solver positions per action before :func:`evaluate_actions` gives up on an
+#: exact endgame and searches instead.
+EXACT_NODES: Final = 2_000_000
+
+
+def evaluate_actions(
+    view: View,
+    budget: int,
+    seed: int = 0,
+    config: IsmctsConfig | None = None,
+    workers: int = 1,
+) -> list[ActionValue]:
+    """A value for **every** legal action of ``view``, in ``view.legal``'s order:
+    for analysis and hints (issue 27), where a deeper look should be a better one.
+
+    ``budget`` is the number of search iterations (whatever the table size);
+    ``config`` the search's other settings (default: level 10's).  The result
+    depends only on the view, the budget, the seed and the config, never on the
+    machine or the time it takes (no wall-clock cap applies).  Once nothing is
+    hidden and two sides are left, every action is solved exactly instead
+    (``visits`` 0), within :data:`EXACT_NODES` positions each; otherwise one
+    tree search over all legal actions spreads ``budget`` over them, so an
+    action the search finds poor gets few iterations and a rougher value.
+    Needs the compiled core; only ``view`` is read (never hidden cards).
+
+    ``workers`` > 1 splits the budget over that many independent searches run
+    in parallel threads (root parallelization: the core releases the GIL), each
+    seeded from ``seed`` and its index; visits add up and each chance is the
+    visit-weighted mean.  The result is as deterministic as with one worker
+    (though not equal to it), and the wall-clock time divides by the cores."""
+    legal = list(view.legal)
+    if not legal:
+        raise ValueError(f"seat {view.seat} has no legal action: it is not its turn")
+    if budget < len(legal):
+        raise ValueError(f"a budget of {budget} cannot visit {len(legal)} actions")
+    if config is None:
+        from .levels import LEVELS  # the level table imports this module
+
+        found = LEVELS[10].search
+        assert isinstance(found, IsmctsConfig)
+        config = found
+    config = config._replace(time_cap=float("inf"))
+    rng = random.Random(decision_seed(seed, view))
+    slots = Slots(view)
+    if slots.determined():
+        exact = _exact_values(view, sample_state(view, rng, slots))
+        if exact is not None:
+            return [ActionValue(a, v, 0) for a, v in zip(legal, exact, strict=True)]
+    if workers <= 1:
+        root = _search(view, rng, slots, config, legal, iterations=budget)
+        return [
+            ActionValue(a, v, n) for a, v, n in zip(legal, root.values, root.visits, strict=True)
+        ]
+    if budget < workers * len(legal):
+        raise ValueError(f"a budget of {budget} cannot give {workers} workers every action")
+    shares = [budget // workers + (1 if i < budget % workers else 0) for i in range(workers)]
+    base = decision_seed(seed, view)
+    rngs = [random.Random(base ^ (i * 0x9E3779B97F4A7C15)) for i in range(workers)]
+
+    def one(i: int) -> RootSearch:
+        return _search(view, rngs[i], Slots(view), config, legal, iterations=shares[i])
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        roots = list(pool.map(one, range(workers)))
+    out = []
+    for k, action in enumerate(legal):
+        visits = sum(r.visits[k] for r in roots)
+        total = sum(r.values[k] * r.visits[k] for r in roots)
+        out.append(ActionValue(action, total / visits if visits else 0.0, visits))
+    return out
+
+
+def _exact_values(view: View, state: GameState) -> list[float] | None:
+    """Each legal action's exact value for ``view.seat`` in a determined
+    two-sided ``state``, or None (not two-sided, a cheating table, a budget spent)."""
+    if state.rules.cheating or not two_sided(state):
+        return None
+    solve = core._require().solve
+    values = []
+    for action in view.legal:
+        child = state.copy()
+        child.do(action)
+        if child.game_over:
+            values.append(outcome(child.result, view.seat, child.team))
+            continue
+        solved = solve(core.from_state(child), view.seat, EXACT_NODES)
+        if solved is None:
+            return None
+        values.append(solved[0] / 2)
+    return values
 
 
 class IsmctsBot:

@@ -7,7 +7,8 @@ level  player                                                       budget
 2      heuristic, knows trumps, no take-early, 15 % random moves    —
 3      heuristic, no card counting, 5 % random moves                —
 4      the full heuristic (take early, count cards, press)          —
-5–10   ISMCTS in the compiled core, inference, exact endgame        250–30,000
+5–10   ISMCTS in the compiled core, inference, exact endgame,       250–30,000
+       learned endgame evaluation in the playouts
 =====  ===========================================================  ============
 
 Levels 5–10 search with information-set MCTS (:mod:`kozyr.bots.ismcts`);
@@ -22,6 +23,13 @@ modest gain for the auto level.  Measured on 1,000 duplicate deals (two
 players, podkidnoy), 5 over 4, 6 over 5 and 7 over 6 are clear gains; 8 over
 7 is small (docs/bots.md, Strength).  The flat search of before issue 12
 keeps its budgets in :mod:`kozyr.bots.flat_mc` (the arena's mc5..mc10).
+
+Issue 29: every search level's playouts stop at the first round that starts
+with an empty stock and two players, scored by the learned evaluation
+(``endgame_eval``) instead of the noisy policy: same budgets, same time, and
+at level 7's and level 10's budgets it beats the issue-12 search it replaces
+(docs/bots.md, Issue 29).  Issue 12's levels stay frozen as the arena's
+is5..is10 (:mod:`kozyr.bots.frozen`).
 """
 
 from __future__ import annotations
@@ -63,12 +71,32 @@ LEVELS: dict[int, LevelSpec] = {
     ),
     3: LevelSpec(3, Style(counting=False), mistake=0.05),
     4: LevelSpec(4),
-    5: LevelSpec(5, search=IsmctsConfig(iterations=250, endgame_nodes=500, time_cap=0.5)),
-    6: LevelSpec(6, search=IsmctsConfig(iterations=700, endgame_nodes=1_500, time_cap=0.6)),
-    7: LevelSpec(7, search=IsmctsConfig(iterations=2_000, endgame_nodes=4_000, time_cap=0.8)),
-    8: LevelSpec(8, search=IsmctsConfig(iterations=5_000, endgame_nodes=8_000, time_cap=1.0)),
-    9: LevelSpec(9, search=IsmctsConfig(iterations=12_000, endgame_nodes=15_000, time_cap=1.2)),
-    10: LevelSpec(10, search=IsmctsConfig(iterations=30_000, endgame_nodes=25_000, time_cap=1.4)),
+    5: LevelSpec(
+        5, search=IsmctsConfig(iterations=250, endgame_nodes=500, time_cap=0.5, endgame_eval=True)
+    ),
+    6: LevelSpec(
+        6, search=IsmctsConfig(iterations=700, endgame_nodes=1_500, time_cap=0.6, endgame_eval=True)
+    ),
+    7: LevelSpec(
+        7,
+        search=IsmctsConfig(iterations=2_000, endgame_nodes=4_000, time_cap=0.8, endgame_eval=True),
+    ),
+    8: LevelSpec(
+        8,
+        search=IsmctsConfig(iterations=5_000, endgame_nodes=8_000, time_cap=1.0, endgame_eval=True),
+    ),
+    9: LevelSpec(
+        9,
+        search=IsmctsConfig(
+            iterations=12_000, endgame_nodes=15_000, time_cap=1.2, endgame_eval=True
+        ),
+    ),
+    10: LevelSpec(
+        10,
+        search=IsmctsConfig(
+            iterations=30_000, endgame_nodes=25_000, time_cap=1.4, endgame_eval=True
+        ),
+    ),
 }
 
 
@@ -101,6 +129,39 @@ def reduced(spec: LevelSpec, divisor: int, floor: int = 50) -> LevelSpec:
     else:
         small = cfg._replace(steps=max(floor, cfg.steps // divisor), endgame_nodes=nodes)
     return replace(spec, search=small)
+
+
+def scaled(spec: LevelSpec, factor: int) -> LevelSpec:
+    """``spec`` with its search budget (iterations or steps, solver nodes) and
+    its time cap multiplied by ``factor``: the same search thinking longer, for
+    measuring how strength grows with the budget (the arena's ``10x3``)."""
+    cfg = spec.search
+    if type(factor) is not int or factor < 1:
+        raise ValueError(f"a budget multiple is a whole number >= 1, not {factor!r}")
+    if cfg is None or factor == 1:
+        return spec
+    nodes = cfg.endgame_nodes * factor
+    cap = cfg.time_cap * factor
+    if isinstance(cfg, IsmctsConfig):
+        big: IsmctsConfig | SearchConfig = cfg._replace(
+            iterations=cfg.iterations * factor, endgame_nodes=nodes, time_cap=cap
+        )
+    else:
+        big = cfg._replace(steps=cfg.steps * factor, endgame_nodes=nodes, time_cap=cap)
+    return replace(spec, search=big)
+
+
+def lift_time_cap(bot: Bot, seconds: float) -> Bot:
+    """``bot`` (a level, ``mcN`` or ``isN``) with its wall-clock cap raised to at
+    least ``seconds``, in place; other bots are returned as they are.
+
+    The cap is a safety net for an overloaded server.  The arena raises it so
+    that a measurement run at low priority on a busy machine plays exactly the
+    moves its seeds say (budgets count iterations, not seconds)."""
+    inner = getattr(bot, "inner", bot)
+    if isinstance(inner, IsmctsBot | SearchBot) and inner.config.time_cap < seconds:
+        inner.config = inner.config._replace(time_cap=seconds)
+    return bot
 
 
 def level_bot(level: int, seed: int) -> Bot:

@@ -6,6 +6,8 @@ Examples::
     kozyr arena 10 4 4 4 --deals 200       # one level 10 at a 4-player table
     kozyr arena --round-robin 1,2,4,10     # every pairing of four levels
     kozyr arena 10 mc10                    # level 10 vs the frozen flat Monte Carlo level 10
+    kozyr arena 10 is10                    # level 10 vs level 10 as issue 12 shipped it
+    kozyr arena 10x10 10                   # level 10 with 10 times its budget vs level 10
     kozyr arena random random --json       # machine-readable summary
     kozyr arena --rule teams=2v2 10 4      # 2 vs 2: a team of level 10s vs level 4s
     kozyr arena 10 4 --deals 300 --first-deal 150 --save part2   # a long run in parts...
@@ -57,9 +59,10 @@ def add_parser(sub: Any) -> None:
             "interval, per pairing, and Elo ratings fitted by maximum likelihood."
         ),
         epilog=(
-            "bots: 'random', a level 1..10, or mc5..mc10: the frozen flat Monte Carlo "
-            "search that levels 5..10 played before issue 12 (to measure the new search "
-            "against).  examples: 'kozyr arena 10 4', 'kozyr arena 10 4 4 4', "
+            "bots: 'random', a level 1..10, mc5..mc10: the frozen flat Monte Carlo "
+            "search that levels 5..10 played before issue 12, is5..is10: the frozen "
+            "search of issue 12 (before issue 29), or a search level or isN with k times "
+            "its budget: 10x3, is10x30.  examples: 'kozyr arena 10 4', 'kozyr arena 10 4 4 4', "
             "'kozyr arena 10 mc10', 'kozyr arena --round-robin 1,2,4,10 --deals 200'"
         ),
     )
@@ -67,7 +70,8 @@ def add_parser(sub: Any) -> None:
         "bots",
         nargs="*",
         metavar="BOT",
-        help="the line-up, one bot per seat (with teams: one per team): random, 1..10 or mc5..mc10",
+        help="the line-up, one bot per seat (with teams: one per team): random, 1..10, "
+        "mc5..mc10, is5..is10, or a multiple such as 10x3",
     )
     p.add_argument(
         "--round-robin",

@@ -624,6 +624,8 @@ static PyMethodDef core_methods[] = {
     {"bench_random", core_bench_random, METH_VARARGS, "bench_random(rules, seed, games) -> actions"},
     {"search", (PyCFunction)(void (*)(void))core_search, METH_VARARGS | METH_KEYWORDS, SEARCH_DOC},
     {"sample_deals", core_sample_deals, METH_VARARGS, "sample_deals(state, seat, pool, slots, deck_hidden, weights, count, seed)"},
+    {"solve", core_solve, METH_VARARGS, "solve(state, side, budget) -> (value in halves, nodes) or None"},
+    {"eval_features", core_eval_features, METH_O, "eval_features(state) -> the learned endgame evaluation's inputs, or None"},
     {NULL, NULL, 0, NULL},
 };
 

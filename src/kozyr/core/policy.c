@@ -285,6 +285,40 @@ int k_policy_playout(KState *s, KRng *g, const KTables *t, const KStyle *st, dou
     return steps;
 }
 
+/* k_policy_playout that stops early at a two-sided position with an empty
+ * stock and at most ``max_cards`` cards in the hands (a perfect-information
+ * endgame the caller solves or evaluates), at the start of a round only if
+ * ``lead_only``; ``max_cards`` 0: never stops early. */
+int k_policy_playout_to(KState *s, KRng *g, const KTables *t, const KStyle *st, double eps, int cap,
+                        int max_cards, int lead_only) {
+    KAction acts[K_MAX_ACTIONS], a;
+    int steps = 0;
+    while (s->phase != P_OVER && steps < cap) {
+        if (max_cards && s->stock_len == 0 && s->phase != P_LAST_CALL &&
+            (!lead_only || s->phase == P_LEAD)) {
+            int cards = 0, first = -1, count = 0, split = 0;
+            for (int x = 0; x < s->n; x++) {
+                cards += k_pop(s->hands[x]);
+                if (s->active >> x & 1) {
+                    if (first < 0) first = x;
+                    else if (s->team[x] != s->team[first]) split = 1;
+                    count++;
+                }
+            }
+            if (count == 2 && split && cards <= max_cards) break;
+        }
+        if (k_uniform(g) < eps) {
+            int k = k_legal(s, acts);
+            a = acts[k_below(g, k)];
+        } else {
+            k_policy_action(s, t, st, k_uniform(g), &a);
+        }
+        k_do(s, &a);
+        steps++;
+    }
+    return steps;
+}
+
 /* rollout.reward */
 double k_reward(const KState *s, int seat) {
     if (s->phase == P_OVER) {

@@ -19,14 +19,50 @@
 #include <time.h>
 
 #include "core.h"
+#include "eval.h"
+#include "solver.h"
 
 typedef struct {
     KAction action; /* the action that leads here */
     int8_t player;  /* who played it: the node's value is theirs */
-    int32_t child, sibling;
+    int32_t child, sibling, parent;
     uint32_t visits, avail;
     double total;
 } Node;
+
+/* Children by (parent, action): an open-addressing table of node indices, so
+ * that finding the child of each legal action costs one or two probes instead
+ * of a walk along the sibling list (which, once the tree outgrows the cache,
+ * was most of the time of a search at ten times level 10's budget).  The lists
+ * stay: they give the order of the children, which the search's choices follow. */
+typedef struct {
+    int32_t *slot; /* -1: empty */
+    uint32_t mask, count;
+} Children;
+
+static uint32_t child_hash(int parent, const KAction *a) {
+    uint64_t h = a->cards * 0x9E3779B97F4A7C15ULL;
+    h ^= (uint64_t)(uint8_t)a->kind << 56 ^ (uint64_t)(uint8_t)a->target << 48 ^
+         (uint64_t)(uint8_t)a->seat << 40;
+    h ^= (uint64_t)(uint32_t)parent * 0xC2B2AE3D27D4EB4FULL;
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    return (uint32_t)(h >> 32);
+}
+
+/* The table starts small and doubles as the tree grows (at most half full), so
+ * a search stopped early by its time cap never pays for clearing a table sized
+ * for its whole budget (hundreds of megabytes at 40 million iterations). */
+#define CHILDREN_START 4096u
+
+static int children_init(Children *t) {
+    t->mask = CHILDREN_START - 1;
+    t->count = 0;
+    t->slot = malloc(sizeof(int32_t) * CHILDREN_START);
+    if (!t->slot) return 0;
+    memset(t->slot, 0xFF, sizeof(int32_t) * CHILDREN_START);
+    return 1;
+}
 
 typedef struct {
     int n, seat;
@@ -105,6 +141,41 @@ static int same_action(const KAction *a, const KAction *b) {
     return a->kind == b->kind && a->cards == b->cards && a->target == b->target && a->seat == b->seat;
 }
 
+/* The child of ``parent`` reached by ``a``, or -1 (the first one added, as the
+ * sibling list of the root, in candidate order, would find). */
+static int child_find(const Children *t, const Node *nodes, int parent, const KAction *a) {
+    uint32_t i = child_hash(parent, a) & t->mask;
+    for (int32_t c; (c = t->slot[i]) >= 0; i = (i + 1) & t->mask)
+        if (nodes[c].parent == parent && same_action(&nodes[c].action, a)) return c;
+    return -1;
+}
+
+static void child_put(Children *t, const Node *nodes, int index) {
+    uint32_t i = child_hash(nodes[index].parent, &nodes[index].action) & t->mask;
+    while (t->slot[i] >= 0) i = (i + 1) & t->mask;
+    t->slot[i] = index;
+    t->count++;
+}
+
+/* Room for one more child: doubles the table when it would pass half full;
+ * 0 when it cannot (out of memory), and the tree then stops growing. */
+static int children_room(Children *t, const Node *nodes) {
+    if (2u * (t->count + 1) <= t->mask + 1) return 1;
+    uint32_t size = 2u * (t->mask + 1);
+    int32_t *slot = malloc(sizeof(int32_t) * size);
+    if (!slot) return 2u * t->count < t->mask; /* keep going, fuller, while it can */
+    memset(slot, 0xFF, sizeof(int32_t) * size);
+    int32_t *old = t->slot;
+    uint32_t old_size = t->mask + 1;
+    t->slot = slot;
+    t->mask = size - 1;
+    t->count = 0;
+    for (uint32_t i = 0; i < old_size; i++)
+        if (old[i] >= 0) child_put(t, nodes, old[i]);
+    free(old);
+    return 1;
+}
+
 static double now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -119,22 +190,144 @@ typedef struct {
     double time_cap;   /* seconds; safety net */
     KStyle style;
     double bias;       /* progressive bias towards the policy's action: bias / (visits + 1) */
+    /* Issue 29 (0 everywhere: issue 12's search, which the frozen isN bots play) */
+    int root_halving;  /* 1: the root's budget spread by sequential halving, not UCB */
+    int tree_rounds;   /* > 0: the tree walk stops after this many round ends */
+    double root_c;     /* > 0: the UCB exploration constant at the root (else c) */
+    int endgame_cards; /* > 0: playouts reaching a perfect-information endgame with at
+                          most this many cards in the hands are solved exactly... */
+    int endgame_nodes; /* ...within this many solver nodes each (else played out) */
+    const KEval *eval; /* non-NULL: a playout stops at the first round that starts
+                          with an empty stock and two sides, scored by this network */
 } Params;
+
+/* Sequential halving at the root (Karnin, Koren & Somekh 2013; as the root of a
+ * hybrid MCTS, Pepels et al. 2014): the budget is cut into ceil(log2(k)) rounds;
+ * in each round every surviving candidate gets an equal share of the descents
+ * (below the root the tree search is as usual), then the worse half by mean
+ * reward is dropped.  UCB spends a large budget deepening the candidate it
+ * already prefers; halving keeps comparing the candidates that are close. */
+typedef struct {
+    int alive[K_MAX_ACTIONS]; /* node indices of the surviving root children */
+    int nalive, round, rounds, in_round, round_budget, total;
+} Halving;
+
+static void halving_start(Halving *h, const Node *nodes, int ncands, int iterations) {
+    h->nalive = 0;
+    for (int ch = nodes[0].child; ch >= 0; ch = nodes[ch].sibling) h->alive[h->nalive++] = ch;
+    h->rounds = 1;
+    while ((1 << h->rounds) < ncands) h->rounds++;
+    h->round = 0;
+    h->in_round = 0;
+    h->total = iterations;
+    h->round_budget = h->rounds == 1 ? iterations : iterations / h->rounds;
+}
+
+static double mean_of(const Node *nd) { return nd->visits ? nd->total / nd->visits : 0; }
+
+/* The surviving candidates by mean reward, best first (ties: the earlier candidate). */
+static void halving_sort(Halving *h, const Node *nodes) {
+    for (int i = 1; i < h->nalive; i++) {
+        int x = h->alive[i], j = i;
+        while (j > 0 && mean_of(&nodes[h->alive[j - 1]]) < mean_of(&nodes[x])) {
+            h->alive[j] = h->alive[j - 1];
+            j--;
+        }
+        h->alive[j] = x;
+    }
+}
+
+/* The root child the next descent must take. */
+static int halving_next(Halving *h, const Node *nodes) {
+    if (h->in_round >= h->round_budget && h->round < h->rounds - 1 && h->nalive > 1) {
+        halving_sort(h, nodes);
+        h->nalive = (h->nalive + 1) / 2;
+        h->round++;
+        h->in_round = 0;
+        if (h->round == h->rounds - 1)
+            h->round_budget = h->total - (h->total / h->rounds) * (h->rounds - 1);
+    }
+    return h->alive[h->in_round++ % h->nalive];
+}
 
 typedef struct {
     int iterations, nodes, timed_out;
     long long rollout_steps;
+    long long solves, solved, solver_nodes; /* endgames solved in playouts */
+    long long evaluated;                    /* playouts cut short by the network */
 } Stats;
+
+/* Every seat's reward from the network's value ``v`` for the attacker of a
+ * two-sided position: the defender's side gets 1 - v, players already out 1. */
+static void eval_rewards(const KState *s, double v, double *reward_of) {
+    int at = s->team[s->attacker], df = s->team[s->defender];
+    for (int x = 0; x < s->n; x++)
+        reward_of[x] = s->team[x] == at ? v : s->team[x] == df ? 1.0 - v : 1.0;
+}
+
+/* Every seat's reward from an exact endgame value (halves, for ``side``). */
+static void exact_rewards(const KState *s, int side, int v, double *reward_of) {
+    int other = -1;
+    for (int x = 0; x < s->n; x++)
+        if ((s->active >> x & 1) && x != side) other = x;
+    for (int x = 0; x < s->n; x++) {
+        if (v == 1) reward_of[x] = 0.5;
+        else {
+            int durak = v == 0 ? side : other;
+            reward_of[x] = s->team[x] == s->team[durak] ? 0.0 : 1.0;
+        }
+    }
+}
+
+static int lowest_active(const KState *s) {
+    for (int x = 0; x < s->n; x++)
+        if (s->active >> x & 1) return x;
+    return -1;
+}
+
+/* Debug statistics (search(..., debug=True)): where the iterations go.  Only
+ * filled when asked for; the search itself runs the same either way (no random
+ * numbers are drawn for them). */
+#define DBG_DEPTHS 64
+#define DBG_ROUNDS 16
+typedef struct {
+    uint64_t *deal_hash;           /* one per iteration: which determinization */
+    uint32_t *half_visits;         /* root children's visits at half the budget */
+    long long depth_hist[DBG_DEPTHS];  /* tree edges walked per iteration */
+    long long rounds_hist[DBG_ROUNDS]; /* rounds ended (refills) inside the tree walk */
+    long long over_in_tree;        /* iterations whose game ended inside the tree */
+    long long endgame_leaves;      /* playouts from an empty stock with two sides left */
+    long long playout_from_round;  /* playouts starting in a later round than the root's */
+} Debug;
+
+/* A hash of a determinization: every hand and the stock, in order. */
+static uint64_t deal_hash(const KState *s) {
+    uint64_t h = 0x9E3779B97F4A7C15ULL;
+    for (int x = 0; x < s->n; x++) h = (h ^ s->hands[x]) * 0x100000001B3ULL + (uint64_t)x;
+    for (int i = 0; i < s->stock_len; i++) h = (h ^ (uint64_t)s->stock[i]) * 0x100000001B3ULL;
+    return h ^ (h >> 29);
+}
+
+static int active_count(const KState *s) {
+    int k = 0;
+    for (int x = 0; x < s->n; x++) k += (s->active >> x) & 1;
+    return k;
+}
 
 /* The search proper: fills best (an index into cands) and per-candidate visits/values. */
 static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, int ncands,
-                  const Params *pp, uint64_t seed, uint32_t *visits, double *values, Stats *st) {
+                  const Params *pp, uint64_t seed, uint32_t *visits, double *values, Stats *st,
+                  Node **keep, Debug *dbg) {
     int cap_nodes = pp->iterations + ncands + 2;
     Node *nodes = malloc(sizeof(Node) * (size_t)cap_nodes);
-    if (!nodes) return -1;
+    Children kids = {NULL, 0, 0};
+    if (!nodes || !children_init(&kids)) {
+        free(nodes);
+        return -1;
+    }
     int used = 1;
     memset(&nodes[0], 0, sizeof(Node));
-    nodes[0].child = nodes[0].sibling = -1;
+    nodes[0].child = nodes[0].sibling = nodes[0].parent = -1;
     nodes[0].player = -1;
     /* the root's children are the candidates, in the order given */
     int prev = -1;
@@ -144,6 +337,13 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         nd->action = cands[i];
         nd->player = cands[i].seat;
         nd->child = nd->sibling = -1;
+        nd->parent = 0;
+        if (!children_room(&kids, nodes)) {
+            free(kids.slot);
+            free(nodes);
+            return -1;
+        }
+        child_put(&kids, nodes, used);
         if (prev < 0) nodes[0].child = used;
         else nodes[prev].sibling = used;
         prev = used++;
@@ -155,18 +355,46 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
     KAction acts[K_MAX_ACTIONS];
     int path[4096];
     double start = now();
+    KSolver solver;
+    int solving = 0;
+    if (pp->endgame_cards > 0 && pp->endgame_nodes > 0 && !tmpl->r.cheating) {
+        if (!k_solver_init(&solver, 18, tmpl, &pp->style)) {
+            free(kids.slot);
+            free(nodes);
+            return -1;
+        }
+        solving = 1;
+    }
+    Halving *halving = NULL;
+    if (pp->root_halving) {
+        halving = malloc(sizeof(Halving));
+        if (!halving) {
+            if (solving) k_solver_free(&solver);
+            free(kids.slot);
+            free(nodes);
+            return -1;
+        }
+        halving_start(halving, nodes, ncands, pp->iterations);
+    }
     int it;
     for (it = 0; it < pp->iterations; it++) {
         if ((it & 63) == 63 && now() - start > pp->time_cap) {
             st->timed_out = 1;
             break;
         }
+        int forced = halving ? halving_next(halving, nodes) : -1;
+        if (dbg && it == pp->iterations / 2) {
+            int ch = nodes[0].child;
+            for (int i = 0; i < ncands; i++, ch = nodes[ch].sibling) dbg->half_visits[i] = nodes[ch].visits;
+        }
         KState s;
         determinize(tmpl, sp, &g, &s);
+        if (dbg) dbg->deal_hash[it] = deal_hash(&s);
         int node = 0, depth = 0;
         path[depth++] = 0;
         int expanded = 0;
-        while (s.phase != P_OVER && !expanded && depth < 4000) {
+        while (s.phase != P_OVER && !expanded && depth < 4000 &&
+               !(pp->tree_rounds > 0 && s.rounds - tmpl->rounds >= pp->tree_rounds)) {
             int k;
             if (node == 0) {
                 k = ncands;
@@ -179,11 +407,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             int best = -1, untried[K_MAX_ACTIONS], nu = 0;
             int matched[K_MAX_ACTIONS], nm = 0;
             for (int i = 0; i < k; i++) {
-                int ch = nodes[node].child, found = -1;
-                while (ch >= 0) {
-                    if (same_action(&nodes[ch].action, &acts[i])) { found = ch; break; }
-                    ch = nodes[ch].sibling;
-                }
+                int found = nodes[node].child < 0 ? -1 : child_find(&kids, nodes, node, &acts[i]);
                 if (found < 0) untried[nu++] = i;
                 else {
                     nodes[found].avail++;
@@ -199,10 +423,13 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             int unvisited = -1;
             for (int i = 0; i < nm; i++)
                 if (nodes[matched[i]].visits == 0) { unvisited = matched[i]; break; }
-            if (unvisited >= 0) { /* the root's candidates start unvisited */
+            if (node == 0 && forced >= 0) { /* sequential halving chose the root child */
+                best = forced;
+                expanded = nodes[best].visits == 0;
+            } else if (unvisited >= 0) { /* the root's candidates start unvisited */
                 best = unvisited;
                 expanded = 1;
-            } else if (nu > 0 && used < cap_nodes) {
+            } else if (nu > 0 && used < cap_nodes && children_room(&kids, nodes)) {
                 int pick = -1;
                 if (have_hint)
                     for (int i = 0; i < nu; i++)
@@ -214,16 +441,19 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                 nd->player = acts[pick].seat;
                 nd->child = -1;
                 nd->sibling = nodes[node].child;
+                nd->parent = node;
                 nd->avail = 1;
                 nodes[node].child = used;
+                child_put(&kids, nodes, used);
                 best = used++;
                 expanded = 1;
             } else {
                 double best_score = -1e300;
+                double c = node == 0 && pp->root_c > 0 ? pp->root_c : pp->c;
                 for (int i = 0; i < nm; i++) {
                     Node *ch = &nodes[matched[i]];
                     logs = log((double)ch->avail);
-                    double score = ch->total / ch->visits + pp->c * sqrt(logs / ch->visits);
+                    double score = ch->total / ch->visits + c * sqrt(logs / ch->visits);
                     if (have_hint && pp->bias > 0 && same_action(&ch->action, &hint))
                         score += pp->bias / (ch->visits + 1);
                     if (score > best_score) { best_score = score; best = matched[i]; }
@@ -234,10 +464,49 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             node = best;
             path[depth++] = node;
         }
-        if (s.phase != P_OVER)
-            st->rollout_steps += k_policy_playout(&s, &g, &tables, &pp->style, pp->eps, pp->rollout_cap);
+        if (dbg) {
+            dbg->depth_hist[depth - 1 < DBG_DEPTHS ? depth - 1 : DBG_DEPTHS - 1]++;
+            int r = (s.rounds - tmpl->rounds);
+            dbg->rounds_hist[r < DBG_ROUNDS ? r : DBG_ROUNDS - 1]++;
+            if (s.phase == P_OVER) dbg->over_in_tree++;
+            else {
+                if (s.stock_len == 0 && active_count(&s) == 2) dbg->endgame_leaves++;
+                if (s.rounds != tmpl->rounds) dbg->playout_from_round++;
+            }
+        }
         double reward_of[K_MAX_PLAYERS];
-        for (int x = 0; x < s.n; x++) reward_of[x] = k_reward(&s, x);
+        int exact = 0;
+        if (solving || pp->eval) {
+            if (s.phase != P_OVER)
+                st->rollout_steps += k_policy_playout_to(
+                    &s, &g, &tables, &pp->style, pp->eps, pp->rollout_cap,
+                    pp->eval ? 4 * 52 : pp->endgame_cards, pp->eval != NULL);
+            if (s.phase != P_OVER && s.stock_len == 0 && s.phase != P_LAST_CALL) {
+                int cards = 0;
+                for (int x = 0; x < s.n; x++) cards += k_pop(s.hands[x]);
+                if (solving && cards <= pp->endgame_cards) {
+                    int side = lowest_active(&s);
+                    int v = k_solve(&solver, &s, side, pp->endgame_nodes);
+                    if (v >= 0) {
+                        exact_rewards(&s, side, v, reward_of);
+                        exact = 1;
+                    }
+                }
+                if (!exact && pp->eval) {
+                    double v = k_eval(pp->eval, &s);
+                    if (v >= 0) {
+                        eval_rewards(&s, v, reward_of);
+                        exact = 1;
+                        st->evaluated++;
+                    }
+                }
+            }
+        }
+        if (!exact) {
+            if (s.phase != P_OVER)
+                st->rollout_steps += k_policy_playout(&s, &g, &tables, &pp->style, pp->eps, pp->rollout_cap);
+            for (int x = 0; x < s.n; x++) reward_of[x] = k_reward(&s, x);
+        }
         for (int i = 0; i < depth; i++) {
             Node *nd = &nodes[path[i]];
             nd->visits++;
@@ -254,8 +523,84 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         if (visits[i] > visits[best] || (visits[i] == visits[best] && values[i] > values[best]))
             best = i;
     }
-    free(nodes);
+    if (halving) { /* the best mean among the last survivors */
+        halving_sort(halving, nodes);
+        int top = halving->alive[0];
+        ch = nodes[0].child;
+        for (int i = 0; i < ncands; i++, ch = nodes[ch].sibling)
+            if (ch == top) best = i;
+        free(halving);
+    }
+    if (solving) {
+        st->solves = solver.solves;
+        st->solved = solver.solved;
+        st->solver_nodes = solver.total_nodes;
+        k_solver_free(&solver);
+    }
+    free(kids.slot);
+    if (keep) *keep = nodes; /* the caller reads the tree (debug) and frees it */
+    else free(nodes);
     return best;
+}
+
+/* Branching of the tree below the root (debug): for every node visited at least
+ * ``min_visits`` times whose children are moves of ``who`` (the searching seat,
+ * or any opponent), the number of children and the effective number (the
+ * exponential of the entropy of their visit shares), summed with the count. */
+static void branching(const Node *nodes, int used, int seat, int opponents, uint32_t min_visits,
+                      double *count, double *children, double *effective) {
+    *count = *children = *effective = 0;
+    for (int i = 1; i < used; i++) {
+        const Node *nd = &nodes[i];
+        if (nd->visits < min_visits || nd->child < 0) continue;
+        int mover = nodes[nd->child].player;
+        if ((mover != seat) != (opponents != 0)) continue;
+        double n = 0, k = 0, h = 0;
+        for (int c = nd->child; c >= 0; c = nodes[c].sibling) { n += nodes[c].visits; k++; }
+        if (n <= 0) continue;
+        for (int c = nd->child; c >= 0; c = nodes[c].sibling)
+            if (nodes[c].visits) {
+                double p = nodes[c].visits / n;
+                h -= p * log(p);
+            }
+        *count += 1;
+        *children += k;
+        *effective += exp(h);
+    }
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The debug statistics as a dict (None-safe: NULL with an exception set). */
+static PyObject *debug_dict(const Debug *dbg, const Node *nodes, int used, int iterations,
+                            int ncands, int seat) {
+    uint64_t *h = dbg->deal_hash;
+    qsort(h, (size_t)iterations, sizeof *h, cmp_u64);
+    int distinct = iterations > 0;
+    for (int i = 1; i < iterations; i++) distinct += h[i] != h[i - 1];
+    PyObject *depths = PyList_New(DBG_DEPTHS), *rounds = PyList_New(DBG_ROUNDS);
+    PyObject *half = PyList_New(ncands);
+    if (!depths || !rounds || !half) {
+        Py_XDECREF(depths); Py_XDECREF(rounds); Py_XDECREF(half);
+        return NULL;
+    }
+    for (int i = 0; i < DBG_DEPTHS; i++) PyList_SET_ITEM(depths, i, PyLong_FromLongLong(dbg->depth_hist[i]));
+    for (int i = 0; i < DBG_ROUNDS; i++) PyList_SET_ITEM(rounds, i, PyLong_FromLongLong(dbg->rounds_hist[i]));
+    for (int i = 0; i < ncands; i++) PyList_SET_ITEM(half, i, PyLong_FromUnsignedLong(dbg->half_visits[i]));
+    double oc, och, oef, mc, mch, mef;
+    uint32_t min_visits = 100;
+    branching(nodes, used, seat, 1, min_visits, &oc, &och, &oef);
+    branching(nodes, used, seat, 0, min_visits, &mc, &mch, &mef);
+    return Py_BuildValue(
+        "{s:i,s:N,s:N,s:N,s:L,s:L,s:L,s:{s:d,s:d,s:d},s:{s:d,s:d,s:d},s:i}", "distinct_deals",
+        distinct, "depths", depths, "rounds", rounds, "half_visits", half, "over_in_tree",
+        dbg->over_in_tree, "endgame_leaves", dbg->endgame_leaves, "playout_from_later_round",
+        dbg->playout_from_round, "opponent_nodes", "count", oc, "children", och, "effective", oef,
+        "own_nodes", "count", mc, "children", mch, "effective", mef, "branching_min_visits",
+        (int)min_visits);
 }
 
 /* The deal sampler of ``seat`` from Python arguments; 0 with an exception set.
@@ -329,21 +674,61 @@ static int read_sampler(const KState *tmpl, int seat, uint64_t pool, PyObject *s
  * weights: None or a sequence of n sequences of 52 floats. */
 PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
     static char *kw[] = {"state", "seat", "pool", "slots", "deck_hidden", "weights", "candidates",
-                         "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias", NULL};
-    PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o;
-    int seat, deck_hidden, iterations, rollout_cap;
+                         "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias",
+                         "debug", "root_halving", "tree_rounds", "root_c", "endgame_cards",
+                         "endgame_nodes", "eval_weights", NULL};
+    PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o, *eval_o = Py_None;
+    int seat, deck_hidden, iterations, rollout_cap, debug = 0, root_halving = 0, tree_rounds = 0;
+    int endgame_cards = 0, endgame_nodes = 0;
     unsigned long long pool, seed;
-    double c, eps, time_cap, bias = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|d", kw, &state_obj, &seat, &pool,
-                                     &slots_o, &deck_hidden, &weights_o, &cands_o, &iterations,
-                                     &seed, &c, &eps, &rollout_cap, &time_cap, &style_o, &bias))
+    double c, eps, time_cap, bias = 0, root_c = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiO", kw, &state_obj, &seat,
+                                     &pool, &slots_o, &deck_hidden, &weights_o, &cands_o,
+                                     &iterations, &seed, &c, &eps, &rollout_cap, &time_cap, &style_o,
+                                     &bias, &debug, &root_halving, &tree_rounds, &root_c,
+                                     &endgame_cards, &endgame_nodes, &eval_o))
         return NULL;
+    if (tree_rounds < 0 || root_c < 0 || c < 0 || eps < 0 || eps > 1 || endgame_cards < 0 ||
+        endgame_nodes < 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "search: negative tree_rounds, c, root_c or endgame figures, or eps not in 0..1");
+        return NULL;
+    }
     const KState *tmpl = k_state_of(state_obj);
     if (!tmpl) return NULL;
     if (tmpl->phase == P_OVER || tmpl->to_move != seat || seat < 0 || seat >= tmpl->n ||
         iterations < 1 || iterations > 50000000 || rollout_cap < 1) {
         PyErr_SetString(PyExc_ValueError, "search: not this seat's turn, or bad budget");
         return NULL;
+    }
+    KEval *eval = NULL;
+    if (eval_o != Py_None) { /* the network's flat weights (layout in eval.c) */
+        PyObject *f = PySequence_Fast(eval_o, "eval_weights");
+        if (!f) return NULL;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
+        if (n < 2 || n > 100000) {
+            Py_DECREF(f);
+            PyErr_SetString(PyExc_ValueError, "search: eval_weights do not fit the network");
+            return NULL;
+        }
+        double *w = malloc(sizeof(double) * (size_t)n);
+        eval = malloc(sizeof(KEval));
+        int ok = w && eval;
+        for (Py_ssize_t i = 0; ok && i < n; i++) {
+            w[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(f, i));
+            if (PyErr_Occurred()) ok = 0;
+        }
+        if (ok && !k_eval_load(eval, w, (int)n)) {
+            PyErr_SetString(PyExc_ValueError, "search: eval_weights do not fit the network");
+            ok = 0;
+        }
+        free(w);
+        Py_DECREF(f);
+        if (!ok) {
+            free(eval);
+            if (!PyErr_Occurred()) PyErr_NoMemory();
+            return NULL;
+        }
     }
     Sampler *sp = calloc(1, sizeof(Sampler));
     KAction *cands = malloc(sizeof(KAction) * K_MAX_ACTIONS);
@@ -386,12 +771,36 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         if (!k_require_tuple(style_o, "the style") ||
             !PyArg_ParseTuple(style_o, "iiiidd", &a, &b, &cc, &d, &rt, &att))
             goto done;
-        Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att}, bias};
-        Stats st = {0, 0, 0, 0};
+        Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att},
+                     bias, root_halving, tree_rounds, root_c, endgame_cards, endgame_nodes, eval};
+        Stats st = {0};
         int best;
+        Debug *dbg = NULL;
+        Node *tree = NULL;
+        if (debug) {
+            dbg = calloc(1, sizeof(Debug));
+            if (dbg) {
+                dbg->deal_hash = malloc(sizeof(uint64_t) * (size_t)iterations);
+                dbg->half_visits = calloc((size_t)ncands, sizeof(uint32_t));
+            }
+            if (!dbg || !dbg->deal_hash || !dbg->half_visits) {
+                if (dbg) { free(dbg->deal_hash); free(dbg->half_visits); free(dbg); }
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
         Py_BEGIN_ALLOW_THREADS
-        best = ismcts(tmpl, sp, cands, ncands, &pp, seed, visits, values, &st);
+        best = ismcts(tmpl, sp, cands, ncands, &pp, seed, visits, values, &st, debug ? &tree : NULL, dbg);
         Py_END_ALLOW_THREADS
+        PyObject *extra = NULL;
+        if (dbg) {
+            if (best >= 0) extra = debug_dict(dbg, tree, st.nodes, st.iterations, ncands, seat);
+            free(tree);
+            free(dbg->deal_hash);
+            free(dbg->half_visits);
+            free(dbg);
+            if (best >= 0 && !extra) goto done;
+        }
         if (best < 0) { PyErr_NoMemory(); goto done; }
         PyObject *vis = PyList_New(ncands), *val = PyList_New(ncands);
         for (int i = 0; i < ncands; i++) {
@@ -401,8 +810,23 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         result = Py_BuildValue("(i{s:i,s:i,s:L,s:O,s:N,s:N})", best, "iterations", st.iterations,
                                "nodes", st.nodes, "rollout_steps", st.rollout_steps, "timed_out",
                                st.timed_out ? Py_True : Py_False, "visits", vis, "values", val);
+        if (result && (endgame_cards > 0 || eval)) {
+            PyObject *d = PyTuple_GET_ITEM(result, 1), *v;
+            long long figures[4] = {st.solves, st.solved, st.solver_nodes, st.evaluated};
+            const char *names[4] = {"solves", "solved", "solver_nodes", "evaluated"};
+            for (int i = 0; result && i < 4; i++) {
+                v = PyLong_FromLongLong(figures[i]);
+                if (!v || PyDict_SetItemString(d, names[i], v) < 0) Py_CLEAR(result);
+                Py_XDECREF(v);
+            }
+        }
+        if (result && extra) {
+            if (PyDict_SetItemString(PyTuple_GET_ITEM(result, 1), "debug", extra) < 0) Py_CLEAR(result);
+        }
+        Py_XDECREF(extra);
     }
 done:
+    free(eval);
     free(sp);
     free(cands);
     free(visits);
@@ -444,5 +868,52 @@ PyObject *core_sample_deals(PyObject *mod, PyObject *args) {
         k_release(&s);
     }
     free(sp);
+    return out;
+}
+
+/* solve(state, side, budget) -> 0 / 1 / 2 (halves: side's player the durak, a
+ * draw, not the durak) or None when the position is not a two-sided honest one
+ * or the budget ran out: the solver the playouts use (for tests against
+ * bots/endgame.py). */
+PyObject *core_solve(PyObject *mod, PyObject *args) {
+    PyObject *state_obj;
+    int side;
+    long long budget;
+    if (!PyArg_ParseTuple(args, "OiL", &state_obj, &side, &budget)) return NULL;
+    const KState *s = k_state_of(state_obj);
+    if (!s) return NULL;
+    if (side < 0 || side >= s->n || budget < 0 || s->phase == P_OVER) {
+        PyErr_SetString(PyExc_ValueError, "solve: bad side or budget, or the game is over");
+        return NULL;
+    }
+    KSolver *sv = malloc(sizeof(KSolver));
+    if (!sv) return PyErr_NoMemory();
+    KStyle style = {1, 1, 1, 1, 0.0, 0.6}; /* the level-4 style: its moves are tried first */
+    if (!k_solver_init(sv, 16, s, &style)) {
+        free(sv);
+        return PyErr_NoMemory();
+    }
+    int v;
+    Py_BEGIN_ALLOW_THREADS
+    v = k_solve(sv, s, side, budget);
+    Py_END_ALLOW_THREADS
+    long long nodes = sv->nodes;
+    k_solver_free(sv);
+    free(sv);
+    if (v < 0) Py_RETURN_NONE;
+    return Py_BuildValue("(iL)", v, nodes);
+}
+
+/* eval_features(state) -> tuple of K_EVAL_FEATURES floats, or None when the
+ * position is not a two-sided one with an empty stock at the start of a round
+ * (what the learned endgame evaluation reads; for its training script). */
+PyObject *core_eval_features(PyObject *mod, PyObject *arg) {
+    const KState *s = k_state_of(arg);
+    if (!s) return NULL;
+    double f[K_EVAL_FEATURES];
+    if (!k_eval_features(s, f)) Py_RETURN_NONE;
+    PyObject *out = PyTuple_New(K_EVAL_FEATURES);
+    if (!out) return NULL;
+    for (int i = 0; i < K_EVAL_FEATURES; i++) PyTuple_SET_ITEM(out, i, PyFloat_FromDouble(f[i]));
     return out;
 }

@@ -16,4 +16,6 @@ const KState *k_state_of(PyObject *obj);
 #define SEARCH_DOC "search(...) -> (action, stats): information-set MCTS for one decision"
 PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs);
 PyObject *core_sample_deals(PyObject *mod, PyObject *args);
+PyObject *core_solve(PyObject *mod, PyObject *args);
+PyObject *core_eval_features(PyObject *mod, PyObject *arg);
 #endif

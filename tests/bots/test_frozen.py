@@ -1,0 +1,103 @@
+"""The frozen ISMCTS bots is5..is10: levels 5-10 as issue 12 shipped them (before issue 29)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kozyr import core
+from kozyr.bots.cheating import CheatingTableBot
+from kozyr.bots.frozen import FROZEN_LEVELS, frozen_bot, frozen_spec
+from kozyr.bots.ismcts import IsmctsBot, IsmctsConfig, ismcts
+from kozyr.bots.levels import LEVELS, lift_time_cap, scaled
+
+from .test_flat_mc import seeded_views
+
+needs_core = pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
+
+#: Every field of levels 5-10's search as issue 12 shipped it.
+ISSUE12 = {
+    5: (250, 500, 0.5, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False),
+    6: (700, 1_500, 0.6, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False),
+    7: (2_000, 4_000, 0.8, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False),
+    8: (5_000, 8_000, 1.0, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False),
+    9: (12_000, 15_000, 1.2, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False),
+    10: (30_000, 25_000, 1.4, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False),
+}
+
+#: (action, method, value of the chosen action, iterations) of is5 and is10 in
+#: each view of :func:`seeded_views`, recorded from levels 5 and 10 before
+#: issue 29 changed anything (the value is a fingerprint of every playout).
+PINNED = {
+    5: [
+        ("seat 1 attack 6D", "ismcts", 0.569620253, 250),
+        ("seat 1 defend KC on 8C", "ismcts", 0.638888889, 250),
+        ("seat 1 attack 6H", "ismcts", 0.485507246, 250),
+        ("seat 1 attack KD", "ismcts", 0.588235294, 250),
+        ("seat 1 transfer 6S 6H", "ismcts", 0.528735632, 250),
+        ("seat 1 attack 7C", "ismcts", 0.573170732, 250),
+        ("seat 1 attack 7S 7D", "ismcts", 0.8, 166),
+        ("seat 1 attack 8S", "ismcts", 0.632075472, 166),
+        ("seat 1 throw 9D", "ismcts", 0.732394366, 166),
+    ],
+    10: [
+        ("seat 1 attack 6D", "ismcts", 0.540073877, 30000),
+        ("seat 1 defend QC on 8C", "ismcts", 0.593573007, 30000),
+        ("seat 1 attack JC JD", "ismcts", 0.458695652, 30000),
+        ("seat 1 attack KD", "ismcts", 0.523641011, 30000),
+        ("seat 1 transfer 6S", "ismcts", 0.506820747, 30000),
+        ("seat 1 attack JC JD", "ismcts", 0.482975117, 30000),
+        ("seat 1 attack 4S", "ismcts", 0.699240865, 20000),
+        ("seat 1 attack TS", "ismcts", 0.581758903, 20000),
+        ("seat 1 throw 9D", "ismcts", 0.658938216, 20000),
+    ],
+}
+
+
+def test_the_frozen_budgets_and_knobs_are_issue_12s() -> None:
+    assert {n: tuple(c) for n, c in FROZEN_LEVELS.items()} == ISSUE12
+    with pytest.raises(TypeError):
+        FROZEN_LEVELS[10] = IsmctsConfig(1, 1, 0.1)  # type: ignore[index]
+
+
+@needs_core
+@pytest.mark.parametrize("level", sorted(PINNED))
+def test_frozen_bots_play_what_issue_12_played(level: int) -> None:
+    """is5 and is10 make the decisions (and reach the values) that levels 5 and
+    10 made before issue 29: any change to their code path shows here."""
+    config = FROZEN_LEVELS[level]._replace(time_cap=60.0)
+    got = []
+    for seed, view in seeded_views():
+        action, stats = ismcts(view, seed, config)
+        got.append((str(action), stats.method, round(stats.value, 9), stats.deals))
+    assert got == PINNED[level]
+
+
+def test_frozen_bots_are_wrapped_and_named() -> None:
+    bot = frozen_bot(10, 3)
+    assert isinstance(bot, CheatingTableBot) and bot.name == "is10"
+    inner = bot.inner
+    assert isinstance(inner, IsmctsBot) and inner.config == FROZEN_LEVELS[10]
+    assert frozen_bot(7, 1, "mine").name == "mine"
+    for bad in (4, 11):
+        with pytest.raises(ValueError, match=r"is5\.\.is10"):
+            frozen_bot(bad, 1)
+
+
+def test_a_budget_multiple_scales_iterations_nodes_and_cap() -> None:
+    spec = frozen_spec(10, 3)
+    assert isinstance(spec.search, IsmctsConfig)
+    assert (spec.search.iterations, spec.search.endgame_nodes) == (90_000, 75_000)
+    assert spec.search.time_cap == pytest.approx(4.2)
+    assert spec.search.exploration == 0.7
+    assert scaled(LEVELS[4], 5) == LEVELS[4]  # nothing to scale in a heuristic level
+    assert scaled(LEVELS[10], 1) is LEVELS[10]
+    for bad in (0, -2):
+        with pytest.raises(ValueError):
+            scaled(LEVELS[10], bad)
+
+
+def test_lifting_the_time_cap_changes_only_the_cap() -> None:
+    bot = lift_time_cap(frozen_bot(10, 3), 60.0)
+    inner = bot.inner  # type: ignore[attr-defined]
+    assert inner.config == FROZEN_LEVELS[10]._replace(time_cap=60.0)
+    assert lift_time_cap(frozen_bot(10, 3), 0.1).inner.config == FROZEN_LEVELS[10]  # type: ignore[attr-defined]
