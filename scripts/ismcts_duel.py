@@ -22,12 +22,15 @@ safety net: results depend on seeds only).  Two players, 36 cards; each deal
 measurements) is played twice with the seats swapped.  Prints how often each
 side was the durak, with 95 % Wilson intervals; ``--out`` appends one JSON
 line per game (deal, rotation, durak side) so that runs in parts add up
-(``--merge FILE...`` prints the table of several such files).
+(``--merge FILE...`` prints the table of several such files; ``--resume``
+skips the games the ``--out`` file already holds, so an interrupted part
+goes on where it stopped).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import time
 from multiprocessing import Pool
@@ -107,6 +110,9 @@ def main() -> None:
     p.add_argument("--rule", action="append", default=[], help="NAME=true|false")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--out", help="append one JSON line per game to this file")
+    p.add_argument(
+        "--resume", action="store_true", help="skip the games --out already holds for these sides"
+    )
     p.add_argument("--merge", nargs="+", metavar="FILE", help="the table of --out files")
     args = p.parse_args()
     if args.merge:
@@ -133,8 +139,17 @@ def main() -> None:
         for r in (0, 1)
     ]
     label = f"A {args.a} | B {args.b} | {args.variant}"
-    start = time.perf_counter()
     out: list[str | None] = []
+    if args.resume and args.out:
+        done = {}
+        with contextlib.suppress(FileNotFoundError), open(args.out, encoding="utf-8") as f:
+            for line in f:
+                row = json.loads(line)
+                if row["label"] == label:
+                    done[(row["deal"], row["rotation"])] = row["durak"]
+        out = [done[(d, r)] for d, r, *_ in jobs if (d, r) in done]
+        jobs = [job for job in jobs if (job[0], job[1]) not in done]
+    start = time.perf_counter()
     with Pool(args.workers) as pool:
         for deal, rot, durak in pool.imap(game, jobs, chunksize=1):
             out.append(durak)

@@ -220,9 +220,7 @@ def test_the_hook_falls_back_to_pure_python_when_compiling_fails(tmp_path, monke
 
     monkeypatch.setattr(hook_module, "_build_native", lambda root: Failing)
     app = App()
-    hook = hook_module.NativeBuildHook(
-        str(ROOT), {}, None, None, str(tmp_path), "wheel", app=app
-    )
+    hook = hook_module.NativeBuildHook(str(ROOT), {}, None, None, str(tmp_path), "wheel", app=app)
     build_data: dict[str, Any] = {"force_include": {}, "pure_python": True}
     hook.initialize("standard", build_data)
     assert build_data == {"force_include": {}, "pure_python": True}

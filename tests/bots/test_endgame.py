@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kozyr.bots import make_bot
 from kozyr.bots.base import Bot
 from kozyr.bots.endgame import position_key, solve
+from kozyr.bots.frozen import frozen_bot
 from kozyr.bots.match import play_game
 from kozyr.bots.rollout import outcome
 from kozyr.engine.actions import Action, Kind
@@ -169,13 +169,17 @@ def test_a_won_transfer_cycle_is_won_not_drawn() -> None:
     """In arena deal 910 level 9 (seat 1) had a won endgame, but the solver takes
     the first winning move it finds, and one of them brings the position back;
     the bots went round forever.  Told the positions that came round before, the
-    solver sees where a third time would be a draw and plays the win through."""
+    solver sees where a third time would be a draw and plays the win through.
+    The bots of that game are issue 12's levels 8 and 9 (frozen: today's levels
+    play other moves and never reach the cycle)."""
     rules = Rules(players=2, deck=36, variant="perevodnoy")
     golden = Path(__file__).parents[1] / "golden" / "repetition_draw_third_time.json"
     deal = deal_from_json(rules, json.loads(golden.read_text())["deal"])
-    state = play_game(rules, deal, [make_bot(8, seed=1), make_bot(9, seed=2)])
+    state = play_game(rules, deal, [frozen_bot(8, seed=1), frozen_bot(9, seed=2)])
     assert state.result is not None and state.result.durak == 0
     blind = play_game(
-        rules, deal, [WithoutPositions(make_bot(8, seed=1)), WithoutPositions(make_bot(9, seed=2))]
+        rules,
+        deal,
+        [WithoutPositions(frozen_bot(8, seed=1)), WithoutPositions(frozen_bot(9, seed=2))],
     )
     assert blind.result is not None and blind.result.repetition

@@ -96,8 +96,10 @@ def test_every_legal_action_has_one_index_and_back_on_random_tables():
 def test_the_mask_is_the_legal_list():
     """Through the environment: the mask's indices decode to the engine's legal
     actions, one each (and nothing else is allowed)."""
-    for options in ({"players": 3, "variant": "perevodnoy", "transfer_show_trump": True},
-                    {"players": 4, "cheating": True}):
+    for options in (
+        {"players": 3, "variant": "perevodnoy", "transfer_show_trump": True},
+        {"players": 4, "cheating": True},
+    ):
         env = DurakEnv(**options)
         env.reset(seed=5)
         steps = 0

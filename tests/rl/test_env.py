@@ -170,9 +170,7 @@ def test_teams_share_the_reward():
                 env.step(int(allowed[rng.randrange(len(allowed))]))
         result = env.game.result
         assert result is not None and result.durak is not None and len(result.team) == 2
-        assert rewards == {
-            f"player_{s}": (-1.0 if s in result.team else 1.0) for s in range(4)
-        }
+        assert rewards == {f"player_{s}": (-1.0 if s in result.team else 1.0) for s in range(4)}
 
 
 def test_only_the_agent_to_move_has_a_mask():

@@ -464,11 +464,22 @@ def test_seat_index_finds_a_players_open_room(tmp_path: Path) -> None:
             store.close()
 
     asyncio.run(scenario())
-    # An older database: no seat table, one open room.
+    # An older database (from before Alembic and the seat table): its rooms only.
+    from kozyr.server.storage import baseline
+
     engine = sa.create_engine(url)
+    with engine.connect() as conn:
+        kept = conn.execute(sa.select(baseline.rooms.c.code, baseline.rooms.c.data)).all()
+    engine.dispose()
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = sa.create_engine(url)
+    tables = [t for t in baseline.metadata.sorted_tables if t.name != "room_seats"]
+    baseline.metadata.create_all(engine, tables=tables)
     with engine.begin() as conn:
-        conn.exec_driver_sql("DROP TABLE room_seats")
-        conn.exec_driver_sql("UPDATE rooms SET closed = 0 WHERE code = 'r1'")
+        for code, data in kept:
+            conn.execute(baseline.rooms.insert().values(
+                code=code, state="lobby", closed=False, data=data, updated_at=1.0,
+            ))  # fmt: skip
     engine.dispose()
 
     async def migrated() -> None:

@@ -17,7 +17,7 @@ from sqlalchemy import create_engine, func, inspect, select, text
 from sqlalchemy.engine import Engine
 
 from kozyr.server.storage import baseline
-from kozyr.server.storage.migrate import BASELINE, current, head, upgrade
+from kozyr.server.storage.migrate import BASELINE, HEAD, current, head, upgrade
 from kozyr.server.storage.schema import metadata
 from kozyr.server.storage.store import make_engine
 
@@ -71,8 +71,10 @@ def _fill_legacy(engine: Engine, seat_index: bool = True) -> None:
         )  # fmt: skip
         conn.execute(
             baseline.moves.insert(),
-            [{"game_id": 2, "idx": i, "action": f'{{"seat":{i % 2}}}', "at": 7.0}
-             for i in range(5)],
+            [
+                {"game_id": 2, "idx": i, "action": f'{{"seat":{i % 2}}}', "at": 7.0}
+                for i in range(5)
+            ],
         )
         conn.execute(
             baseline.results.insert(),
@@ -96,6 +98,9 @@ def _check_kept(engine: Engine) -> None:
         assert current(conn) == head()
         names = {r[0] for r in conn.execute(select(baseline.players.c.name)).all()}
         assert names == {"anna", "vera"}
+        # Players from before profiles got a public id each (revision 0002_players).
+        ids = [r[0] for r in conn.execute(text("SELECT public_id FROM players")).all()]
+        assert len(set(ids)) == 2 and all(isinstance(i, str) and len(i) == 10 for i in ids)
         data = conn.execute(select(baseline.rooms.c.data)).scalar_one()
         assert json.loads(data) == ROOM_DATA
         fence = conn.execute(select(baseline.rooms.c.fence)).scalar_one()
@@ -103,8 +108,9 @@ def _check_kept(engine: Engine) -> None:
         seats = conn.execute(select(baseline.room_seats.c.player).order_by("player")).all()
         assert [r[0] for r in seats] == ["k" * 64, "w" * 64] or [r[0] for r in seats] == ["k" * 64]
         games = conn.execute(
-            select(baseline.games.c.id, baseline.games.c.status, baseline.games.c.result)
-            .order_by(baseline.games.c.id)
+            select(baseline.games.c.id, baseline.games.c.status, baseline.games.c.result).order_by(
+                baseline.games.c.id
+            )
         ).all()
         assert [tuple(g) for g in games] == [(1, "finished", '{"durak":1}'), (2, "playing", None)]
         acts = conn.execute(
@@ -119,6 +125,10 @@ def _check_kept(engine: Engine) -> None:
         posted = conn.execute(select(baseline.telegram_tables.c.posted_game)).scalar_one()
         assert posted == 1
         assert conn.execute(select(func.count()).select_from(baseline.games)).scalar_one() == 2
+
+
+def test_head_constant_is_alembics_head() -> None:
+    assert head() == HEAD
 
 
 def _no_drift(engine: Engine) -> None:

@@ -289,12 +289,24 @@ def test_quick_phrases_and_reactions(server: ServerProcess) -> None:
         await anna.send({"type": "say", "phrase": "good_luck"})
         for c in (anna, boris, vera):
             said = await c.expect("said")
-            assert said == {"type": "said", "seat": 0, "name": "anna", "phrase": "good_luck"}
+            assert said == {
+                "type": "said",
+                "seat": 0,
+                "name": "anna",
+                "phrase": "good_luck",
+                "bot": False,
+            }
         await vera.send({"type": "say", "phrase": "hello"})
         await error(vera, "not_seated", "say")
         await vera.send({"type": "react", "reaction": "clap"})
         reacted = await boris.expect("reacted")
-        assert reacted == {"type": "reacted", "seat": None, "name": "vera", "reaction": "clap"}
+        assert reacted == {
+            "type": "reacted",
+            "seat": None,
+            "name": "vera",
+            "reaction": "clap",
+            "bot": False,
+        }
         for _ in range(2):
             await anna.send({"type": "react", "reaction": "fire"})
         await anna.send({"type": "react", "reaction": "fire"})

@@ -59,6 +59,11 @@ class Clock:
         ('{"type": "move", "action": {}, "version": -1}', "invalid_message"),
         ('{"type": "join", "room": "../../etc/passwd"}', "invalid_message"),
         ('{"type": "hello", "name": "abc", "token": "short"}', "invalid_message"),
+        ('{"type": "hello", "name": "abc", "slot": -1}', "invalid_message"),
+        ('{"type": "challenge", "seat": 6, "bot": "b"}', "invalid_message"),
+        ('{"type": "challenge", "seat": 1, "bot": ""}', "invalid_message"),
+        ('{"type": "accept", "challenge": "../../x"}', "invalid_message"),
+        ('{"type": "decline"}', "invalid_message"),
     ],
 )
 def test_decode_refuses_with_a_specific_code(raw: str | bytes, code: str) -> None:
@@ -96,7 +101,21 @@ def test_decode_accepts_every_client_type() -> None:
         "say",
         "react",
         "ping",
+        "challenge",
+        "accept",
+        "decline",
     } == p.CLIENT_TYPES
+    # Issue 28's bot API: challenges, and a bot's further connections.
+    ch = p.decode('{"type": "challenge", "seat": 1, "bot": "RandomBot"}')
+    assert ch == p.Challenge(seat=1, bot="RandomBot")
+    assert p.decode('{"type": "accept", "challenge": "abcdefgh12"}') == p.Accept(
+        challenge="abcdefgh12"
+    )
+    assert p.decode('{"type": "decline", "challenge": "abcdefgh12"}') == p.Decline(
+        challenge="abcdefgh12"
+    )
+    hello = p.decode('{"type": "hello", "name": "x", "slot": 3}')
+    assert isinstance(hello, p.Hello) and hello.slot == 3
     # Issue 25's messages: seats between games, quick match, phrases, heartbeat.
     sit = p.decode('{"type": "sit", "seat": 2}')
     assert isinstance(sit, p.Sit) and sit.seat == 2

@@ -23,7 +23,7 @@ def test_setup_calls(tg_server, fake_api) -> None:
     langs = {c.get("language_code") for c in fake_api.calls_to("setMyCommands")}
     assert langs == {None, "ru", "zh", "ja"}
     ru = next(c for c in fake_api.calls_to("setMyCommands") if c.get("language_code") == "ru")
-    assert [c["command"] for c in ru["commands"]] == ["start", "durak", "nudges", "rules"]
+    assert [c["command"] for c in ru["commands"]] == ["start", "durak", "me", "nudges", "rules"]
     assert ru["commands"][1]["description"] == "открыть стол в этой группе"
     menu = fake_api.calls_to("setChatMenuButton")[-1]["menu_button"]
     assert menu["type"] == "web_app" and menu["web_app"]["url"] == f"{tg_server.url}/"
@@ -150,6 +150,24 @@ def test_group_table_filled_nudged_and_finished(tg_server, fake_api) -> None:
     expected = "ничья" if over["durak"] is None else f"<b>{durak}</b> — дурак"
     result = fake_api.wait_sent(-100777, expected)
     assert "Masha" in result["text"]  # the host's table
+    # What each person earned (a group's table is casual: candies, no rating).
+    for name, seat in (("Masha", 0), ("Petya", 1)):
+        won = over["durak"] != seat
+        amount = 8 if over["durak"] is None else (15 if won else 5)
+        assert f"\n{name}: +{amount} 🍬" in result["text"], result["text"]
+    assert "рейтинг" not in result["text"]
+    # /me answers with the candies and ratings.
+    fake_api.message(host, "/me")
+    me = fake_api.wait_sent(6201, "Конфеты")
+    mine = 8 if over["durak"] is None else (15 if over["durak"] != 0 else 5)
+    assert f"Конфеты: <b>{mine}</b> (сегодня {mine} из 300)" in me["text"]
+    assert "Рейтинг, подкидной: <b>1500?</b> (игр: 0)" in me["text"]
+    # The Mini App's token shows the same profile, in the user's Telegram language.
+    status, profile = http(
+        "GET", tg_server.url + "/api/me", headers={"authorization": f"Bearer {clients[0][1]}"}
+    )
+    assert status == 200 and profile["name"] == "Masha" and profile["lang"] == "ru"
+    assert profile["candies"]["balance"] == mine
 
 
 def test_outage_and_rate_limit_lose_no_update(tg_server, fake_api) -> None:

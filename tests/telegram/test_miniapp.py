@@ -5,6 +5,7 @@ at a table the bot opened, and play it to the end."""
 from __future__ import annotations
 
 import json
+import random
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -201,3 +202,51 @@ def test_leave_a_friends_game_in_telegram_and_come_back_to_the_seat(
     assert not errors, errors
     for page in pages:
         page.context.close()
+
+
+def test_a_shared_game_opens_in_the_viewer_inside_the_mini_app(tg_server, browser) -> None:
+    """A link with the start parameter ``game_ID_STEP`` opens the finished game's
+    viewer at that step in the Mini App, in the Telegram user's language; the
+    step follows in the URL; Telegram's Back button goes home."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..server.harness import Client, http, play_out, run
+
+    async def scenario() -> int:
+        c = Client(tg_server.ws_url, "lena")
+        await c.create_room(seats=2, rules={"deck": 24}, bot_level=1, move_time=None,
+                            visibility="private")  # fmt: skip
+        await c.send({"type": "start"})
+        await c.expect("game")
+        await play_out([c], random.Random(5))
+        return int(c.over[-1]["game_id"])
+
+    with ThreadPoolExecutor(1) as pool:  # Playwright's loop runs in this thread
+        game_id = pool.submit(lambda: run(scenario())).result()
+    status, steps = http("GET", f"{tg_server.url}/api/games/{game_id}/steps")
+    assert status == 200
+    total = len(steps["steps"]) - 1
+    ctx = browser.new_context(viewport=PHONE, locale="en-US")
+    ctx.set_default_timeout(20_000)
+    ctx.add_init_script(BRIDGE)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    olga = user(7021, "Ольга", "ru")
+    page.goto(mini_app_url(f"{tg_server.url}/", olga, DARK, start=f"game_{game_id}_4"))
+    wait_screen(page, "viewer", 30_000)
+    page.wait_for_selector('#screen-viewer[data-step="4"]')
+    assert f"/game/{game_id}?step=4" in page.url
+    assert page.evaluate("document.documentElement.lang") == "ru"
+    assert page.inner_text("#viewer-count") == f"Ход 4 из {total}"
+    assert page.locator("#viewer-seats .vseat").count() == 2
+    assert events(page, "web_app_setup_back_button")[-1] == {"is_visible": True}
+    page.click("#viewer-next")
+    page.wait_for_selector('#screen-viewer[data-state="ready"][data-step="5"]')
+    assert f"/game/{game_id}?step=5" in page.url
+    shot(page, "telegram-mini-app-viewer")
+    page.evaluate("window.Telegram.WebView.receiveEvent('back_button_pressed', {})")
+    wait_screen(page, "start")
+    assert "/game/" not in page.url
+    assert not errors, errors
+    ctx.close()

@@ -1,5 +1,8 @@
 """The layout audit (issue 14): every screen on phones, a tablet and desktops,
-in English, Russian and Japanese.
+in English, Russian and Japanese, in both looks (issue 26): each language's
+own look on every viewport (the classic table in English and Russian, the
+candy table in Japanese), and the other look on a narrow phone, a phone on its
+side and a desktop (OTHER_LOOKS).
 
 For every viewport, language and scene the page itself is measured (AUDIT below):
 
@@ -21,14 +24,20 @@ For every viewport, language and scene the page itself is measured (AUDIT below)
   most 10 % wider or narrower with six covered pairs on the table than with none.
 
 Scenes (``SCENES``): the start screen's four tabs (with the guided game's
-offer, shown on a first visit) and its rules box open, the room, a 2-player
+offer, shown on a first visit) and its rules box open, the room (a bot in its
+second seat), a 2-player
 table (three pairs, and a full one of six covered pairs) and a 6-player table
 (drawn frames: the same markup as a served one, far cheaper than real games),
 hands of 12 and 30 cards you may all lead, a lead of three selected sevens, a
 defence with a cover choice (a card that covers either of two attack cards:
 the numbered choices), a defence with Take, two tips of the guided game and
 the help dialog (issue 25, section 8), the result and the pass-and-play
-privacy screen; plus the table of a real game against a bot.
+privacy screen; plus the table of a real game against a bot. The result shows
+the candies and rating line of issue 26. The game viewer (2 and 6 players: the
+deal, the busiest step, the end with the discard pile open, a missing game) and
+the players' pages (profile with a transfer code and the delete confirmation,
+My games, a public page, a missing player, the leaderboard; the candy balance
+in the top bar) are audited at every viewport in the same languages.
 Screenshots: test-artifacts/screenshots/audit/<lang>-<scene>-<width>x<height>.jpg.
 The pages emulate ``prefers-reduced-motion`` so that the cards stand still at once
 (the layout is the same; only the transitions go).
@@ -45,6 +54,8 @@ import pytest
 
 from .helpers import SHOTS, start_vs_computer, wait_connected, wait_screen, wait_turn
 from .test_client import CHOICE_FRAME, CHOICE_ROOM, DRAW_FRAME
+from .test_profile import with_token
+from .test_viewer import finished_game
 
 VIEWPORTS = {
     "phone-360x740": {"width": 360, "height": 740},
@@ -56,6 +67,11 @@ VIEWPORTS = {
 }
 PHONES = ["phone-360x740", "phone-390x844"]
 LOCALES = {"en": "en-US", "ru": "ru-RU", "ja": "ja-JP"}
+#: The look each language starts with (js/look.js): the matrix audits these.
+LANGUAGE_LOOK = {"en": "classic", "ru": "classic", "ja": "candy"}
+#: ... and the other look, picked by the player, on a subset of the viewports.
+OTHER_LOOKS = [("en", "candy"), ("ru", "candy"), ("ja", "classic")]
+OTHER_LOOK_VIEWPORTS = ["phone-360x740", "landscape-844x390", "desktop-1280x800"]
 AUDIT_SHOTS = SHOTS / "audit"
 MIN_TAP = 44
 
@@ -403,6 +419,9 @@ GAME_OVER = {
     "durak": 1,
     "pogony": True,
     "cards_left": [0, 5],
+    # The receiver's candies and rating (issue 26): the longest lines they make.
+    "candies": {"amount": 5, "reason": "friends_loss", "capped": True},
+    "rating": {"variant": "podkidnoy", "before": 1512, "after": 1498, "games": 7},
 }
 SHOW_RESULT = """([over, room]) => {
     const k = window.kozyr;
@@ -451,7 +470,69 @@ def audit_start_and_room(page: Any, lang: str, key: str) -> list[str]:
     page.click("#tab-online")
     page.click("#panel-online button[type=submit]")
     wait_screen(page, "room")
+    # A computer in the second seat (at the candy table: Mocha, with the portrait).
+    page.click('.seat[data-seat="1"] button')
+    page.wait_for_selector('.seat.bot[data-seat="1"]')
     return problems + audit(page, f"{lang}-room", key, scrolls=True)
+
+
+#: The online room as a busy table shows it between games: six seats (the host,
+#: a ready player who is offline, a seat kept for a leaver, an empty seat, a
+#: bot), three spectators; seen by the host, or by a spectator (Sit here).
+BUSY_ROOM = """(spectator) => {
+    const k = window.kozyr, S = k.state;
+    if (!window.realRoom) window.realRoom = {type: "room", room: S.room, you: S.you};
+    const names = ["Александрина", "Konstantinos", null, null, null, "翔太"];
+    const seats = names.map((name, i) => ({
+        seat: i, name, human: Boolean(name), bot: i === 4 ? 5 : null,
+        connected: i !== 1, away: false, host: i === 0, ready: i === 1,
+        reserved_for: i === 2 ? "Maximilian" : null,
+    }));
+    const room = {...S.room, seats, spectators: ["Bob", "Маргарита", "花子"],
+                  host_name: names[0], rules: {...S.room.rules, players: 6}};
+    const you = spectator ? {seat: null, spectator: true, host: false}
+                          : {seat: 0, spectator: false, host: true};
+    k.onMessage({type: "room", room, you}, S.conn);
+}"""
+INVITE = """(seats) => window.kozyr.showInvite({
+    code: "ABCD2345EFGH6789", host_name: "Konstantinos", has_passphrase: true,
+    rules: {variant: "perevodnoy", players: seats, deck: 36},
+    seats: Array.from({length: seats},
+                      (_, i) => ({seat: i, human: i < 2, bot: i === 2 ? 4 : null})),
+}, false)"""
+
+
+def audit_table_life(page: Any, lang: str, key: str) -> list[str]:
+    """Issue 25's screens: the room between games seen by its host (kick,
+    ready, a kept seat) and by a spectator (Sit here), the invite screen with
+    a name and a passphrase; then back to the real room."""
+    page.evaluate(BUSY_ROOM, False)
+    wait_screen(page, "room")
+    problems = audit(page, f"{lang}-room-host", key, scrolls=True)
+    page.evaluate(BUSY_ROOM, True)
+    page.wait_for_selector("#seat-list [data-action=sit]")
+    problems += audit(page, f"{lang}-room-spectator", key, scrolls=True)
+    page.evaluate("window.kozyr.onMessage(window.realRoom, window.kozyr.state.conn)")
+    page.evaluate(INVITE, 6)
+    wait_screen(page, "invite")
+    problems += audit(page, f"{lang}-invite", key, scrolls=True)
+    page.evaluate("window.kozyr.show('room')")
+    return problems
+
+
+def audit_chat_and_notices(page: Any, lang: str, key: str) -> list[str]:
+    """At a six-player table: the phrases panel open, then three notices."""
+    TABLE_SCENES["table-6-players"](page, f"{lang}-table-6-again", key)
+    page.evaluate("window.kozyr.social.setRoom(window.kozyr.state.room, {seat: 0}, true)")
+    page.click("#chat-open")
+    page.wait_for_selector("#chat-panel:not([hidden])")
+    problems = audit(page, f"{lang}-table-chat", key, scrolls=True, root="#chat-panel")
+    page.keyboard.press("Escape")
+    for name in ("Konstantinos", "Александрина", "翔太"):
+        page.evaluate("(n) => window.kozyr.notify(n + ' · ' + n + ' · ' + n)", name)
+    problems += audit(page, f"{lang}-table-notices", key)
+    page.evaluate("document.querySelector('#notices').replaceChildren()")
+    return problems
 
 
 def audit_rules_box(page: Any, lang: str, key: str) -> list[str]:
@@ -492,24 +573,53 @@ def audit_privacy(page: Any, lang: str, key: str) -> list[str]:
     return audit(page, f"{lang}-privacy", key, root="#privacy")
 
 
+def audit_everything(page: Any, prefix: str, key: str) -> list[str]:
+    """Every scene of SCENES on one page; ``prefix`` names the language (and
+    the look, when it is not the language's own) in scenes and screenshots."""
+    problems = audit_rules_box(page, prefix, key)
+    problems += audit_start_and_room(page, prefix, key)
+    problems += audit_table_life(page, prefix, key)
+    for scene, run in TABLE_SCENES.items():
+        problems += run(page, f"{prefix}-{scene}", key)
+    problems += hand_steadiness(page, f"{prefix}-hand-steady")
+    problems += audit_chat_and_notices(page, prefix, key)
+    problems += audit_learning(page, prefix, key)
+    page.evaluate(SHOW_RESULT, [GAME_OVER, TWO_ROOM])
+    problems += audit(page, f"{prefix}-result", key, root="#result")
+    problems += audit_privacy(page, prefix, key)
+    return problems
+
+
 @pytest.mark.parametrize("lang", list(LOCALES))
 @pytest.mark.parametrize("key", list(VIEWPORTS))
 def test_layout_audit(open_page: Any, key: str, lang: str) -> None:
-    """Every scene of SCENES at one viewport in one language, on one page: each
-    problem names its scene (the test's id names the viewport and language)."""
+    """Every scene of SCENES at one viewport in one language, in the look the
+    language starts with (LANGUAGE_LOOK: Japanese audits the candy table on
+    every viewport), on one page: each problem names its scene (the test's id
+    names the viewport and language)."""
     page = open_page(VIEWPORTS[key], locale=LOCALES[lang])
     page.emulate_media(reduced_motion="reduce")
     wait_connected(page)
-    problems = audit_rules_box(page, lang, key)
-    problems += audit_start_and_room(page, lang, key)
-    for scene, run in TABLE_SCENES.items():
-        problems += run(page, f"{lang}-{scene}", key)
-    problems += hand_steadiness(page, f"{lang}-hand-steady")
-    problems += audit_learning(page, lang, key)
-    page.evaluate(SHOW_RESULT, [GAME_OVER, TWO_ROOM])
-    problems += audit(page, f"{lang}-result", key, root="#result")
-    problems += audit_privacy(page, lang, key)
+    assert page.evaluate("document.documentElement.dataset.theme") == LANGUAGE_LOOK[lang]
+    problems = audit_everything(page, lang, key)
     assert not problems, f"{key} {lang}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(("lang", "look"), OTHER_LOOKS)
+@pytest.mark.parametrize("key", OTHER_LOOK_VIEWPORTS)
+def test_layout_audit_in_the_other_look(open_page: Any, key: str, lang: str, look: str) -> None:
+    """The look a language does not start with, picked by the player (issue 26):
+    the candy table in English and Russian (Mocha's name and portrait in the
+    seats, the host on the start screen), the classic one in Japanese; on a
+    subset of the viewports (OTHER_LOOK_VIEWPORTS: a narrow phone, a phone on
+    its side, a desktop), as the full matrix already takes minutes."""
+    page = open_page(VIEWPORTS[key], locale=LOCALES[lang])
+    page.emulate_media(reduced_motion="reduce")
+    wait_connected(page)
+    page.select_option("#theme-select", look)
+    assert page.evaluate("document.documentElement.dataset.theme") == look
+    problems = audit_everything(page, f"{lang}-{look}", key)
+    assert not problems, f"{key} {lang} {look}:\n" + "\n".join(problems)
 
 
 @pytest.mark.parametrize("key", list(VIEWPORTS))
@@ -521,6 +631,113 @@ def test_audit_table_of_a_real_game(open_page: Any, key: str) -> None:
     assert wait_turn(page) == "turn"
     problems = audit(page, "table-2-players", key)
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("key", ["phone-360x740", "desktop-1280x800"])
+def test_audit_candy_table_of_a_real_game(open_page: Any, key: str) -> None:
+    """The candy table of a real game in Japanese: three Mocha seats (the most
+    a phone shows in one row with portraits), with the animations."""
+    page = open_page(VIEWPORTS[key], locale=LOCALES["ja"])
+    start_vs_computer(page, bots=3, deck="36")
+    assert wait_turn(page) in ("turn", "over")
+    problems = audit(page, "ja-candy-table-4-players", key)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.fixture(scope="module")
+def viewed_games(server: Any) -> list[dict[str, Any]]:
+    """Finished games for the viewer: two players (24 cards) and six (52 cards,
+    long hands)."""
+    return [finished_game(server, 5), finished_game(server, 6, "Konstantinos", 6, 52)]
+
+
+def busiest_step(game: dict[str, Any]) -> int:
+    """The step with the most cards in play (then the longest hand)."""
+    steps = game["steps"]
+
+    def weight(i: int) -> tuple[int, int]:
+        state = steps[i]["state"]
+        return len(state["table"]), max(len(h) for h in state["hands"])
+
+    return max(range(len(steps)), key=weight)
+
+
+@pytest.mark.parametrize("lang", list(LOCALES))
+@pytest.mark.parametrize("key", list(VIEWPORTS))
+def test_layout_audit_viewer(
+    open_page: Any, viewed_games: list[dict[str, Any]], key: str, lang: str
+) -> None:
+    """The game viewer (a page that scrolls up and down): the deal, its busiest
+    step, the last step with the discard pile open, for 2 and 6 players; and
+    the refusal of a game that is not there."""
+    page = open_page(VIEWPORTS[key], locale=LOCALES[lang])
+    page.emulate_media(reduced_motion="reduce")
+    problems: list[str] = []
+    for game in viewed_games:
+        n = len(game["steps"][0]["state"]["hands"])
+        for name, step in (
+            ("deal", 0),
+            ("busy", busiest_step(game)),
+            ("end", len(game["steps"]) - 1),
+        ):
+            page.goto(
+                f"{page.url.split('/game/')[0].rstrip('/')}/game/{game['game_id']}?step={step}"
+            )
+            page.wait_for_selector(f'#screen-viewer[data-step="{step}"]')
+            if name == "end":
+                page.click("#viewer-discard summary")
+            problems += audit(page, f"{lang}-viewer-{n}p-{name}", key, scrolls=True)
+    page.goto(f"{page.url.split('/game/')[0].rstrip('/')}/game/987654321")
+    page.wait_for_selector("#viewer-error:not([hidden])")
+    problems += audit(page, f"{lang}-viewer-error", key, scrolls=True)
+    assert not problems, f"{key} {lang}:\n" + "\n".join(problems)
+
+
+@pytest.fixture(scope="module")
+def profile_player(server: Any) -> dict[str, Any]:
+    """A player with two finished games (a long name: the widest it may be)."""
+    first = finished_game(server, 7, "Konstantinos")
+    finished_game(server, 8, "Konstantinos", token=first["token"])
+    return first
+
+
+@pytest.mark.parametrize("lang", list(LOCALES))
+@pytest.mark.parametrize("key", list(VIEWPORTS))
+def test_layout_audit_profiles(
+    open_page: Any, server: Any, profile_player: dict[str, Any], key: str, lang: str
+) -> None:
+    """The players' pages of issue 26 (pages that scroll up and down), with the
+    candy balance in the top bar: the profile (a transfer code made, the delete
+    confirmation open), My games, the public page, the leaderboard, a player
+    who is not there."""
+    page = open_page(VIEWPORTS[key], locale=LOCALES[lang])
+    page.emulate_media(reduced_motion="reduce")
+    with_token(page, server, profile_player["token"], "me")
+    page.wait_for_selector("#profile-body:not([hidden])")
+    page.wait_for_selector("#candy-link:not([hidden])")
+    problems = audit(page, f"{lang}-profile", key, scrolls=True)
+    page.click("#transfer-make")
+    page.wait_for_selector("#transfer-code:not([hidden])")
+    page.click("#delete-ask")
+    problems += audit(page, f"{lang}-profile-code-delete", key, scrolls=True)
+    page.click("#delete-no")
+    public = page.get_attribute("#profile-public", "href")
+    page.goto(f"{server.url}/me/games")
+    page.wait_for_selector("#games-list .game-item")
+    problems += audit(page, f"{lang}-my-games", key, scrolls=True)
+    page.goto(public)
+    page.wait_for_selector("#player-body:not([hidden])")
+    problems += audit(page, f"{lang}-player", key, scrolls=True)
+    page.goto(f"{server.url}/player/nobody00")
+    page.wait_for_selector("#screen-player .page-error:not([hidden])")
+    problems += audit(page, f"{lang}-player-missing", key, scrolls=True)
+    page.goto(f"{server.url}/leaderboard")
+    page.wait_for_function(
+        "() => document.querySelector('#board-list').childElementCount"
+        " || !document.querySelector('#board-empty').hidden"
+    )
+    problems += audit(page, f"{lang}-leaderboard", key, scrolls=True)
+    assert not problems, f"{key} {lang}:\n" + "\n".join(problems)
 
 
 def test_the_audit_finds_what_it_looks_for(open_page: Any) -> None:

@@ -86,7 +86,9 @@ class IsmctsConfig(NamedTuple):
 #: Level 10's search (the level table, :mod:`kozyr.bots.levels`, uses this one;
 #: it lives here so that :func:`evaluate_actions` needs no import of that table,
 #: which imports this module).
-LEVEL_10: Final = IsmctsConfig(iterations=30_000, endgame_nodes=25_000, time_cap=1.4)
+LEVEL_10: Final = IsmctsConfig(
+    iterations=30_000, endgame_nodes=25_000, time_cap=1.4, endgame_eval=True
+)
 
 
 def style_tuple(style: Style) -> tuple[int, int, int, int, float, float]:

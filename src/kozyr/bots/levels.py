@@ -7,7 +7,8 @@ level  player                                                       budget
 2      heuristic, knows trumps, no take-early, 15 % random moves    —
 3      heuristic, no card counting, 5 % random moves                —
 4      the full heuristic (take early, count cards, press)          —
-5–10   ISMCTS in the compiled core, inference, exact endgame        250–30,000
+5–10   ISMCTS in the compiled core, inference, exact endgame,       250–30,000
+       learned endgame evaluation in the playouts
 =====  ===========================================================  ============
 
 Levels 5–10 search with information-set MCTS (:mod:`kozyr.bots.ismcts`);
@@ -22,6 +23,13 @@ modest gain for the auto level.  Measured on 1,000 duplicate deals (two
 players, podkidnoy), 5 over 4, 6 over 5 and 7 over 6 are clear gains; 8 over
 7 is small (docs/bots.md, Strength).  The flat search of before issue 12
 keeps its budgets in :mod:`kozyr.bots.flat_mc` (the arena's mc5..mc10).
+
+Issue 29: every search level's playouts stop at the first round that starts
+with an empty stock and two players, scored by the learned evaluation
+(``endgame_eval``) instead of the noisy policy: same budgets, same time, and
+at level 7's and level 10's budgets it beats the issue-12 search it replaces
+(docs/bots.md, Issue 29).  Issue 12's levels stay frozen as the arena's
+is5..is10 (:mod:`kozyr.bots.frozen`).
 """
 
 from __future__ import annotations
@@ -63,11 +71,26 @@ LEVELS: dict[int, LevelSpec] = {
     ),
     3: LevelSpec(3, Style(counting=False), mistake=0.05),
     4: LevelSpec(4),
-    5: LevelSpec(5, search=IsmctsConfig(iterations=250, endgame_nodes=500, time_cap=0.5)),
-    6: LevelSpec(6, search=IsmctsConfig(iterations=700, endgame_nodes=1_500, time_cap=0.6)),
-    7: LevelSpec(7, search=IsmctsConfig(iterations=2_000, endgame_nodes=4_000, time_cap=0.8)),
-    8: LevelSpec(8, search=IsmctsConfig(iterations=5_000, endgame_nodes=8_000, time_cap=1.0)),
-    9: LevelSpec(9, search=IsmctsConfig(iterations=12_000, endgame_nodes=15_000, time_cap=1.2)),
+    5: LevelSpec(
+        5, search=IsmctsConfig(iterations=250, endgame_nodes=500, time_cap=0.5, endgame_eval=True)
+    ),
+    6: LevelSpec(
+        6, search=IsmctsConfig(iterations=700, endgame_nodes=1_500, time_cap=0.6, endgame_eval=True)
+    ),
+    7: LevelSpec(
+        7,
+        search=IsmctsConfig(iterations=2_000, endgame_nodes=4_000, time_cap=0.8, endgame_eval=True),
+    ),
+    8: LevelSpec(
+        8,
+        search=IsmctsConfig(iterations=5_000, endgame_nodes=8_000, time_cap=1.0, endgame_eval=True),
+    ),
+    9: LevelSpec(
+        9,
+        search=IsmctsConfig(
+            iterations=12_000, endgame_nodes=15_000, time_cap=1.2, endgame_eval=True
+        ),
+    ),
     10: LevelSpec(10, search=LEVEL_10),
 }
 

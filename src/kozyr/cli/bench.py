@@ -1,6 +1,7 @@
-"""``kozyr bench engine|bots|server|rl``: the command; the drivers that measure
-are in :mod:`kozyr.bench` (engine, bots, server, rl: the durak_v0 environment,
-which needs the [rl] extra)."""
+"""``kozyr bench engine|bots|server|players|rl``: the command; the drivers that
+measure are in :mod:`kozyr.bench` (engine, bots, server, players: profiles,
+candies, ratings and history; rl: the durak_v0 environment, which needs the
+[rl] extra)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 from typing import Any
 
 from kozyr import core, machine
+from kozyr.bench import players as players_bench
 from kozyr.bench import server as server_bench
 from kozyr.bench.engine import core_playout_rate, legal_rate, playout_rate
 from kozyr.engine import native
@@ -19,7 +21,9 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser(
         "bench", help="benchmarks (engine, bots)", description="Print benchmark figures."
     )
-    p.add_argument("target", choices=["engine", "bots", "server", "rl"], help="what to measure")
+    p.add_argument(
+        "target", choices=["engine", "bots", "server", "players", "rl"], help="what to measure"
+    )
     p.add_argument(
         "--seconds",
         type=float,
@@ -42,6 +46,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     server_bench.add_arguments(p)
+    players_bench.add_arguments(p)
     p.set_defaults(run=run)
 
 
@@ -67,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
         return run_bots(args)
     if args.target == "server":
         return server_bench.run(args)
+    if args.target == "players":
+        return players_bench.run(args)
     if args.target == "rl":
         from kozyr.bench import rl as rl_bench
 

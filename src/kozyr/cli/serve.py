@@ -100,6 +100,18 @@ def add_options(p: argparse.ArgumentParser) -> None:
         "empty seats (default 20)",
     )
     p.add_argument(
+        "--challenge-time",
+        type=float,
+        default=20.0,
+        help="seconds a challenged bot account has to accept or decline (default 20)",
+    )
+    p.add_argument(
+        "--bot-burst",
+        type=float,
+        default=3.0,
+        help="bot accounts one address may create at once, then one a minute (default 3)",
+    )
+    p.add_argument(
         "--ws-ping",
         type=float,
         default=15.0,
@@ -215,6 +227,8 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         move_time_scale=args.move_time_scale,
         last_call=args.last_call,
         quick_wait=args.quick_wait,
+        challenge_time=args.challenge_time,
+        bot_create_burst=args.bot_burst,
         ws_ping=args.ws_ping or None,
         empty_lobby_timeout=args.empty_lobby_close,
         log_level=args.log_level,

@@ -37,7 +37,7 @@ typedef struct {
  * stay: they give the order of the children, which the search's choices follow. */
 typedef struct {
     int32_t *slot; /* -1: empty */
-    uint32_t mask;
+    uint32_t mask, count;
 } Children;
 
 static uint32_t child_hash(int parent, const KAction *a) {
@@ -50,13 +50,17 @@ static uint32_t child_hash(int parent, const KAction *a) {
     return (uint32_t)(h >> 32);
 }
 
-static int children_init(Children *t, int cap_nodes) {
-    uint32_t size = 1024;
-    while (size < 2u * (uint32_t)cap_nodes) size <<= 1;
-    t->mask = size - 1;
-    t->slot = malloc(sizeof(int32_t) * size);
+/* The table starts small and doubles as the tree grows (at most half full), so
+ * a search stopped early by its time cap never pays for clearing a table sized
+ * for its whole budget (hundreds of megabytes at 40 million iterations). */
+#define CHILDREN_START 4096u
+
+static int children_init(Children *t) {
+    t->mask = CHILDREN_START - 1;
+    t->count = 0;
+    t->slot = malloc(sizeof(int32_t) * CHILDREN_START);
     if (!t->slot) return 0;
-    memset(t->slot, 0xFF, sizeof(int32_t) * size);
+    memset(t->slot, 0xFF, sizeof(int32_t) * CHILDREN_START);
     return 1;
 }
 
@@ -146,10 +150,30 @@ static int child_find(const Children *t, const Node *nodes, int parent, const KA
     return -1;
 }
 
-static void child_add(Children *t, const Node *nodes, int index) {
+static void child_put(Children *t, const Node *nodes, int index) {
     uint32_t i = child_hash(nodes[index].parent, &nodes[index].action) & t->mask;
     while (t->slot[i] >= 0) i = (i + 1) & t->mask;
     t->slot[i] = index;
+    t->count++;
+}
+
+/* Room for one more child: doubles the table when it would pass half full;
+ * 0 when it cannot (out of memory), and the tree then stops growing. */
+static int children_room(Children *t, const Node *nodes) {
+    if (2u * (t->count + 1) <= t->mask + 1) return 1;
+    uint32_t size = 2u * (t->mask + 1);
+    int32_t *slot = malloc(sizeof(int32_t) * size);
+    if (!slot) return 2u * t->count < t->mask; /* keep going, fuller, while it can */
+    memset(slot, 0xFF, sizeof(int32_t) * size);
+    int32_t *old = t->slot;
+    uint32_t old_size = t->mask + 1;
+    t->slot = slot;
+    t->mask = size - 1;
+    t->count = 0;
+    for (uint32_t i = 0; i < old_size; i++)
+        if (old[i] >= 0) child_put(t, nodes, old[i]);
+    free(old);
+    return 1;
 }
 
 static double now(void) {
@@ -296,8 +320,8 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                   Node **keep, Debug *dbg) {
     int cap_nodes = pp->iterations + ncands + 2;
     Node *nodes = malloc(sizeof(Node) * (size_t)cap_nodes);
-    Children kids = {NULL, 0};
-    if (!nodes || !children_init(&kids, cap_nodes)) {
+    Children kids = {NULL, 0, 0};
+    if (!nodes || !children_init(&kids)) {
         free(nodes);
         return -1;
     }
@@ -314,7 +338,12 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         nd->player = cands[i].seat;
         nd->child = nd->sibling = -1;
         nd->parent = 0;
-        child_add(&kids, nodes, used);
+        if (!children_room(&kids, nodes)) {
+            free(kids.slot);
+            free(nodes);
+            return -1;
+        }
+        child_put(&kids, nodes, used);
         if (prev < 0) nodes[0].child = used;
         else nodes[prev].sibling = used;
         prev = used++;
@@ -400,7 +429,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             } else if (unvisited >= 0) { /* the root's candidates start unvisited */
                 best = unvisited;
                 expanded = 1;
-            } else if (nu > 0 && used < cap_nodes) {
+            } else if (nu > 0 && used < cap_nodes && children_room(&kids, nodes)) {
                 int pick = -1;
                 if (have_hint)
                     for (int i = 0; i < nu; i++)
@@ -415,7 +444,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                 nd->parent = node;
                 nd->avail = 1;
                 nodes[node].child = used;
-                child_add(&kids, nodes, used);
+                child_put(&kids, nodes, used);
                 best = used++;
                 expanded = 1;
             } else {

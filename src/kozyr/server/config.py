@@ -62,6 +62,10 @@ class ServerConfig:
     #: Cheating tables (rule 13): seconds people have in a round's last call to
     #: call out a card before they pass automatically (bots answer at once).
     last_call: float = 5.0
+    #: Seconds a challenged bot account has to accept or decline (docs/bot-api.md).
+    challenge_time: float = 20.0
+    #: ``POST /api/bots`` per client address: bursts of this many, then one a minute.
+    bot_create_burst: float = 3.0
     #: Multiplies every move clock (tests use a small factor to see timeouts fast).
     move_time_scale: float = 1.0
     log_level: str = "info"

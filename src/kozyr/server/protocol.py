@@ -48,6 +48,9 @@ class Hello(_Client, tag="hello"):
     name: Name
     protocol: int = PROTOCOL_VERSION
     token: Token | None = None
+    #: Bot accounts only: which of the account's parallel connections this is
+    #: (0 to ``BOT_MAX_GAMES`` - 1); each plays in at most one room at a time.
+    slot: Annotated[int, Meta(ge=0, le=63)] = 0
 
 
 class CreateRoom(_Client, tag="create_room"):
@@ -66,6 +69,9 @@ class CreateRoom(_Client, tag="create_room"):
     #: Rated (ratings change) or casual; None: rated if public, casual if private
     #: (docs/players.md).
     rated: bool | None = None
+    #: A rated room's games rate bot accounts' seats too (docs/bot-api.md);
+    #: otherwise a bot account is never rated and counts as a computer seat.
+    rate_bots: bool = False
 
 
 class Join(_Client, tag="join"):
@@ -154,6 +160,31 @@ class QuickMatch(_Client, tag="quick_match"):
     seats: SeatCount = 2
 
 
+#: A bot account's name, as the host types it (checked by the rule of *Names*).
+BotName = Annotated[str, Meta(min_length=1, max_length=64)]
+ChallengeId = Annotated[str, Meta(min_length=8, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")]
+
+
+class Challenge(_Client, tag="challenge"):
+    """Host, in the lobby: ask the bot account ``bot`` (by name) to take the
+    empty ``seat``; the seat waits for its answer (docs/bot-api.md)."""
+
+    seat: SeatNo
+    bot: BotName
+
+
+class Accept(_Client, tag="accept"):
+    """A bot account: take the seat a ``challenge`` frame offered."""
+
+    challenge: ChallengeId
+
+
+class Decline(_Client, tag="decline"):
+    """A bot account: refuse a ``challenge``; the seat is free again."""
+
+    challenge: ChallengeId
+
+
 #: The quick phrases (each client shows them in its player's language).
 PHRASES: Final = (
     "hello", "good_game", "well_played", "take_it", "hurry_up", "oops", "thanks", "good_luck",
@@ -213,6 +244,9 @@ ClientMessage = (
     | React
     | Ping
     | Hint
+    | Challenge
+    | Accept
+    | Decline
 )
 _CLIENT_CLASSES = (
     Hello,
@@ -236,6 +270,9 @@ _CLIENT_CLASSES = (
     React,
     Ping,
     Hint,
+    Challenge,
+    Accept,
+    Decline,
 )
 CLIENT_TYPES: Final = frozenset(str(c.__struct_config__.tag) for c in _CLIENT_CLASSES)
 
@@ -271,6 +308,10 @@ class SeatInfo(Struct, kw_only=True):
     #: The name of a player who left during a game: the seat is kept for them
     #: (a bot plays it meanwhile) until the next game starts.
     reserved_for: str | None = None
+    #: The player here is a bot account (a program, not a person): show "BOT".
+    bot_account: bool = False
+    #: A bot account (its name) has been asked to sit here and has not answered yet.
+    challenged: str | None = None
 
 
 class RoomInfo(Struct, kw_only=True):
@@ -294,8 +335,14 @@ class RoomInfo(Struct, kw_only=True):
     empty_since: int | None = None
     #: A quick-match room: when it starts with bots in the empty seats (Unix ms).
     quick_start: int | None = None
+    #: The host is a bot account.
+    host_bot: bool = False
+    #: Indexes in ``spectators`` of the bot accounts watching.
+    bot_spectators: list[int] = field(default_factory=list)
     #: Games here change ratings (docs/players.md).
     rated: bool = False
+    #: ... bot accounts' too (docs/bot-api.md).
+    rate_bots: bool = False
 
 
 class You(Struct, kw_only=True):
@@ -406,6 +453,8 @@ class Said(_Server, tag="said"):
     seat: int
     name: str
     phrase: str
+    #: Said by a bot account.
+    bot: bool = False
 
 
 class Reacted(_Server, tag="reacted"):
@@ -414,6 +463,8 @@ class Reacted(_Server, tag="reacted"):
     seat: int | None
     name: str
     reaction: str
+    #: From a bot account.
+    bot: bool = False
 
 
 class Pong(_Server, tag="pong"):
@@ -424,6 +475,32 @@ class Renamed(_Server, tag="renamed"):
     """Your new name (``rename``), as cleaned by the rule of *Names*."""
 
     name: str
+
+
+class ChallengeOffer(_Server, tag="challenge"):
+    """To a bot account: the host of ``room`` asks it to sit in ``seat``.
+    Answer ``accept`` or ``decline`` with ``challenge`` before ``expires``."""
+
+    challenge: str
+    room: RoomInfo
+    seat: int
+    host: str
+    #: When the offer lapses (Unix ms) and the time limit it had (seconds).
+    expires: int
+    seconds: float
+
+
+class ChallengeClosed(_Server, tag="challenge_closed"):
+    """A challenge ended without the bot sitting down: to the host (the seat
+    is free again) and, unless it declined itself, to the bot."""
+
+    challenge: str
+    room: str
+    seat: int
+    bot: str
+    #: declined | timeout | offline (the bot's connection closed) | canceled
+    #: (the host freed the seat, or the room closed)
+    reason: Literal["declined", "timeout", "offline", "canceled"]
 
 
 ServerMessage = (
@@ -439,6 +516,8 @@ ServerMessage = (
     | Pong
     | Renamed
     | HintAnswer
+    | ChallengeOffer
+    | ChallengeClosed
 )
 
 
@@ -479,6 +558,18 @@ class Code:
     #: to another process); send the same message again after ``retry_after``.
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
+    #: Bot API (docs/bot-api.md): no bot account has that name.
+    NO_SUCH_BOT = "no_such_bot"
+    #: The bot account has no connection open to this server process.
+    BOT_OFFLINE = "bot_offline"
+    #: Every connection of the bot account is playing or answering a challenge.
+    BOT_BUSY = "bot_busy"
+    #: ``accept``/``decline`` of a challenge that is not (or no longer) yours.
+    NO_SUCH_CHALLENGE = "no_such_challenge"
+    #: ``hello`` with a ``slot`` a person cannot have, or past the bot limit.
+    BAD_SLOT = "bad_slot"
+    #: Something a bot account may not do (change its name, quick match).
+    BOT_ACCOUNT = "bot_account"
 
 
 class ProtocolError(Exception):

@@ -75,6 +75,7 @@ from aiogram.types import (
 )
 
 from kozyr.server import protocol as p
+from kozyr.server.players.profiles import my_profile
 from kozyr.server.tables.lobby import Hub
 from kozyr.server.tables.rooms import Player
 from kozyr.server.telemetry import log
@@ -218,7 +219,7 @@ class KozyrBot:
         for lang in TEXTS:
             commands = [
                 BotCommand(command=c, description=text(lang, f"cmd_{c}"))
-                for c in ("start", "durak", "nudges", "rules")
+                for c in ("start", "durak", "me", "nudges", "rules")
             ]
             await self.bot.set_my_commands(
                 commands,
@@ -249,6 +250,7 @@ class KozyrBot:
         r.message.register(self.on_start, CommandStart())
         r.message.register(self.on_durak, Command("durak"))
         r.message.register(self.on_nudges, Command("nudges"))
+        r.message.register(self.on_me, Command("me"))
         r.message.register(self.on_rules, Command("rules", "help"))
         r.callback_query.register(self.on_rules_button, F.data == "rules")
         r.callback_query.register(self.on_new_button, F.data == "new")
@@ -298,6 +300,28 @@ class KozyrBot:
             text(lang, "welcome", name=escape(pl.name)),
             reply_markup=InlineKeyboardMarkup(inline_keyboard=rows),
         )
+
+    async def on_me(self, message: Message) -> None:
+        """``/me``: the user's candies and ratings (their profile, as the Mini App
+        shows it)."""
+        pl, lang = await self._bind(message.from_user)
+        cap = self.hub.config.candy_cap
+        found = await self.hub.store.call(lambda conn: my_profile(conn, pl.key, cap))
+        if found is None:
+            return
+        candies, ratings = found["candies"], found["ratings"]
+
+        def shown(variant: str) -> str:
+            r = ratings[variant]
+            return f"{r['rating']}{'?' if r['provisional'] else ''}"
+
+        body = text(
+            lang, "me", name=escape(str(found["name"])), balance=candies["balance"],
+            today=candies["today"], cap=candies["daily_cap"], podkidnoy=shown("podkidnoy"),
+            podkidnoy_games=ratings["podkidnoy"]["games"], perevodnoy=shown("perevodnoy"),
+            perevodnoy_games=ratings["perevodnoy"]["games"],
+        )  # fmt: skip
+        await self.bot.send_message(message.chat.id, body)
 
     async def on_rules(self, message: Message) -> None:
         lang = bot_language(message.from_user.language_code if message.from_user else None)
@@ -494,6 +518,8 @@ class KozyrBot:
         for s in info["seats"]:
             if s["human"]:
                 name = escape(s["name"] or "")
+                if s.get("bot_account"):  # a program on the bot API (docs/bot-api.md)
+                    name += f" [{text(lang, 'bot_tag')}]"
             elif s["bot"] is not None:
                 name = text(lang, "bot_seat")
             else:
@@ -573,6 +599,13 @@ class KozyrBot:
             name = escape(done.durak_name) if done.durak_name else text(lang, "bot_seat")
             key = "result_pogony" if done.pogony else "result_durak"
             body = text(lang, key, host=host_name, name=name)
+        for who, candies, before, after in done.earned:
+            if before is None or after is None:
+                line = text(lang, "earned", name=escape(who), candies=candies)
+            else:
+                line = text(lang, "earned_rated", name=escape(who), candies=candies,
+                            before=before, after=after)  # fmt: skip
+            body += "\n" + line
         await self.bot.send_message(table.chat_id, body)
         log.event("telegram_result", room=code, game=game, durak=done.durak)
 

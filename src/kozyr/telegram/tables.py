@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select, update
 
-from kozyr.server.storage.schema import games, telegram_tables
+from kozyr.server.players.history import DELETED
+from kozyr.server.storage.schema import game_seats, games, players, telegram_tables
 from kozyr.server.tables.lobby import Hub
 
 
@@ -105,21 +106,49 @@ class Finished:
     durak: int | None
     durak_name: str | None  # None: a bot, or a draw
     pogony: bool
+    #: What each person earned, in seat order: (name, candies, rating before,
+    #: rating after; None when unrated).
+    earned: list[tuple[str, int, int | None, int | None]] = field(default_factory=list)
 
 
 async def finished_game(hub: Hub, room: str, game: int) -> Finished | None:
     """Game ``game`` of ``room`` as stored when it finished (None if it did not)."""
 
-    def job(conn: Connection) -> Any:
-        return conn.execute(
-            select(games.c.record)
+    def job(conn: Connection) -> tuple[str, list[Any]] | None:
+        found = conn.execute(
+            select(games.c.id, games.c.record)
             .where(games.c.room == room, games.c.game_no == game, games.c.status == "finished")
             .limit(1)
-        ).scalar()
+        ).first()
+        if found is None:
+            return None
+        seats = conn.execute(
+            select(
+                players.c.name,
+                game_seats.c.candies,
+                game_seats.c.rating_before,
+                game_seats.c.rating_after,
+            )
+            .select_from(game_seats)
+            .outerjoin(players, players.c.key == game_seats.c.player)
+            .where(game_seats.c.game_id == found[0], game_seats.c.candies.is_not(None))
+            .order_by(game_seats.c.seat)
+        ).all()
+        return str(found[1]), list(seats)
 
-    raw = await hub.store.call(job, read_only=True)
-    if raw is None:
+    answer = await hub.store.call(job, read_only=True)
+    if answer is None:
         return None
+    raw, seats = answer
+    earned = [
+        (
+            str(name) if name is not None else DELETED,
+            int(candies or 0),
+            None if before is None else round(before),
+            None if after is None else round(after),
+        )
+        for name, candies, before, after in seats
+    ]
     record = json.loads(raw)
     result = record.get("result") or {}
     durak = result.get("durak")
@@ -127,4 +156,4 @@ async def finished_game(hub: Hub, room: str, game: int) -> Finished | None:
     name = names[durak] if durak is not None and durak < len(names) else None
     if isinstance(name, str) and name.startswith("bot level "):
         name = None
-    return Finished(durak, name, bool(result.get("pogony")))
+    return Finished(durak, name, bool(result.get("pogony")), earned)

@@ -39,6 +39,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "table_closed": "<b>Durak</b>: this table is closed.",
         "free_seat": "free",
         "bot_seat": "bot",
+        "bot_tag": "BOT",
         "take_seat": "Take a seat",
         "start_bots": "Start with bots",
         "open_table": "Open the table",
@@ -63,6 +64,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "cmd_durak": "open a table in this group",
         "cmd_nudges": "turn reminders on or off",
         "cmd_rules": "the rules in short",
+        "cmd_me": "your candies and ratings",
+        "me": "<b>{name}</b>\n🍬 Candies: <b>{balance}</b> ({today} of {cap} today)\n"
+        "Rating, podkidnoy: <b>{podkidnoy}</b> ({podkidnoy_games} games)\n"
+        "Rating, perevodnoy: <b>{perevodnoy}</b> ({perevodnoy_games} games)\n"
+        "A rating with ? is provisional: its first 10 games.",
+        "earned": "{name}: +{candies} 🍬",
+        "earned_rated": "{name}: +{candies} 🍬, rating {before} → {after}",
         "menu": "Play",
     },
     "ru": {
@@ -95,6 +103,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "table_closed": "<b>Дурак</b>: этот стол закрыт.",
         "free_seat": "свободно",
         "bot_seat": "бот",
+        "bot_tag": "БОТ",
         "take_seat": "Занять место",
         "start_bots": "Начать с ботами",
         "open_table": "Открыть стол",
@@ -120,6 +129,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "cmd_durak": "открыть стол в этой группе",
         "cmd_nudges": "включить или выключить напоминания",
         "cmd_rules": "правила вкратце",
+        "cmd_me": "ваши конфеты и рейтинг",
+        "me": "<b>{name}</b>\n🍬 Конфеты: <b>{balance}</b> (сегодня {today} из {cap})\n"
+        "Рейтинг, подкидной: <b>{podkidnoy}</b> (игр: {podkidnoy_games})\n"
+        "Рейтинг, переводной: <b>{perevodnoy}</b> (игр: {perevodnoy_games})\n"
+        "Рейтинг со знаком ? предварительный: первые 10 игр.",
+        "earned": "{name}: +{candies} 🍬",
+        "earned_rated": "{name}: +{candies} 🍬, рейтинг {before} → {after}",
         "menu": "Играть",
     },
     "zh": {
@@ -148,6 +164,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "table_closed": "<b>傻瓜牌</b>：这一桌已关闭。",
         "free_seat": "空位",
         "bot_seat": "电脑",
+        "bot_tag": "机器人",
         "take_seat": "入座",
         "start_bots": "和机器人开始",
         "open_table": "打开牌桌",
@@ -172,6 +189,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "cmd_durak": "在本群开一桌",
         "cmd_nudges": "开启或关闭出牌提醒",
         "cmd_rules": "规则简介",
+        "cmd_me": "你的糖果和等级分",
+        "me": "<b>{name}</b>\n🍬 糖果：<b>{balance}</b>（今天 {today}/{cap}）\n"
+        "等级分，添牌杜拉克：<b>{podkidnoy}</b>（{podkidnoy_games} 局）\n"
+        "等级分，转移杜拉克：<b>{perevodnoy}</b>（{perevodnoy_games} 局）\n"
+        "带 ? 的等级分是暂定的：前 10 局。",
+        "earned": "{name}：+{candies} 🍬",
+        "earned_rated": "{name}：+{candies} 🍬，等级分 {before} → {after}",
         "menu": "开始游戏",
     },
     "ja": {
@@ -204,6 +228,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "table_closed": "<b>ドゥラーク</b>：このテーブルは閉じられました。",
         "free_seat": "空席",
         "bot_seat": "ボット",
+        "bot_tag": "BOT",
         "take_seat": "席に着く",
         "start_bots": "ボットと始める",
         "open_table": "テーブルを開く",
@@ -230,6 +255,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "cmd_durak": "このグループにテーブルを開く",
         "cmd_nudges": "手番のお知らせのオン・オフ",
         "cmd_rules": "ルールのあらまし",
+        "cmd_me": "キャンディとレーティング",
+        "me": "<b>{name}</b>\n🍬 キャンディ：<b>{balance}</b>（今日 {today}/{cap}）\n"
+        "レーティング（ポドキドノイ）：<b>{podkidnoy}</b>（{podkidnoy_games} 局）\n"
+        "レーティング（ペレヴォドノイ）：<b>{perevodnoy}</b>（{perevodnoy_games} 局）\n"
+        "? 付きのレーティングは暫定です（最初の 10 局）。",
+        "earned": "{name}：+{candies} 🍬",
+        "earned_rated": "{name}：+{candies} 🍬、レーティング {before} → {after}",
         "menu": "遊ぶ",
     },
 }

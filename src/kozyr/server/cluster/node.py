@@ -560,6 +560,8 @@ class ClusterNode(Coordinator):
             "c": conn.id,
             "p": pl.key,
             "nm": pl.name,
+            # A bot account's key (docs/bot-api.md): the owner tags its seat.
+            "ac": pl.account,
             "a": conn.address,
             "b": conn.base_url,
             "r": code,
@@ -724,6 +726,8 @@ class ClusterNode(Coordinator):
             if d["k"] == "close":
                 return None
             pl = self.hub._player(d["p"], d["nm"])
+            if d.get("ac"):
+                pl.account = d["ac"]
             rc = RemoteConn(self.outbox, node, cid, d["a"], d["b"], pl)
             self.remotes[(node, cid)] = rc
         return rc

@@ -11,14 +11,20 @@ Routes (docs/protocol.md has the details):
 * ``GET /api/games/{id}`` — a finished game's record (for ``kozyr replay``).
 * ``POST``/``GET /api/games/{id}/analysis?seat=N`` — a finished game's analysis
   (:mod:`.analysis_routes`).
+* ``GET /api/games/{id}/steps`` — a finished game replayed, the state after every
+  action (the browser's game viewer; :mod:`.steps`).
 * ``GET /api/me/results`` — your results against the computer, per level
   (``Authorization: Bearer <token>``).
+* ``POST /api/bots`` — make a bot account (:mod:`.bots`, docs/bot-api.md).
 * profiles, history, candies, ratings, leaderboard (:mod:`.players_api`):
   ``/api/me``, ``/api/me/games``, ``/api/me/transfer``, ``/api/claim``,
   ``/api/players/{public_id}``, ``/api/leaderboard``.
 * what extensions add (:mod:`.extension`): ``POST /api/telegram/login`` and
   ``PUT /api/telegram/auto`` for Telegram Mini App players (docs/telegram.md).
 * ``WS /ws`` — the game protocol.
+* ``/game/{id}``, ``/player/{public_id}``, ``/me``, ``/me/games``, ``/leaderboard``
+  — the client's own pages (its ``index.html`` with a ``<base>``, so that the
+  client's relative links still work; js/routes.js).
 * ``/`` — the browser client from ``src/kozyr/web/static`` when it exists
   (:mod:`kozyr.server.edge.static`: versioned names cached for a year, pages and
   plain names revalidated with ETags, brotli or gzip).
@@ -48,13 +54,15 @@ from ..tables.lobby import Hub, check_name, player_key
 from ..telemetry import log
 from ..telemetry.metrics import CONTENT_TYPE as METRICS_TYPE
 from .analysis_routes import analysis_routes
+from .bots import bot_routes
 from .connection import Connection
 from .extension import Extension
 from .http import bearer_token, decode, read_body
 from .http import error as _error
 from .players_api import players_routes
 from .ratelimit import AddressBuckets
-from .static import ClientFiles
+from .static import CLIENT_PAGES, ClientFiles
+from .steps import GameSteps
 
 
 class HttpCreateRoom(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -71,6 +79,7 @@ class HttpCreateRoom(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     bot_level: p.Level = 3
     start: bool = False
     rated: bool | None = None
+    rate_bots: bool = False
 
 
 #: Error codes of HTTP answers that come from routing, not from a handler.
@@ -240,6 +249,11 @@ def create_app(config: ServerConfig, extensions: Sequence[Extension] = ()) -> St
             return _error(404, "no_such_game", "no finished game has that id")
         return JSONResponse(record)
 
+    steps = GameSteps(hub)
+
+    async def game_steps(request: Request) -> Response:
+        return await steps.serve(request, _game_id(request.path_params["game_id"]))
+
     async def my_results(request: Request) -> Response:
         token = bearer_token(request)
         if token is None:
@@ -323,13 +337,16 @@ def create_app(config: ServerConfig, extensions: Sequence[Extension] = ()) -> St
         Route("/api/rooms/{code}/qr.svg", room_qr),
         Route("/api/games/{game_id}", game_record),
         *analysis_routes(hub.analysis),
+        Route("/api/games/{game_id}/steps", game_steps),
         Route("/api/me/results", my_results),
+        *bot_routes(hub, config),
         *players_routes(hub),
         *(route for extension in extensions for route in extension.routes(hub)),
         WebSocketRoute("/ws", ws_endpoint),
     ]
     if config.static_dir.is_dir():
         client = ClientFiles(config.static_dir)
+        routes += [Route(path, client.serve_page, methods=["GET"]) for path in CLIENT_PAGES]
         routes.append(Route("/{path:path}", client.serve, methods=["GET"]))
     else:
         routes.append(Route("/", no_client))

@@ -19,6 +19,11 @@ starts, and the client gets one version: a hash of all of its files. Then:
   compressed once, on first request, at the best level (the files never change
   while the version stays the same).
 
+The client's own pages (``CLIENT_PAGES``: the game viewer, a player's page,
+the profile ...) are ``index.html`` with a ``<base href>`` that points back at
+the root, so its relative links (and the app's ``fetch("api/...")``) work at
+``/game/12`` as at ``/``; the app reads the path and opens that page.
+
 Editing a file while the server runs makes a new version on the next request
 for a page (the folder is looked at again at most once a second).
 """
@@ -64,6 +69,15 @@ MEDIA_TYPES = {
     ".txt": "text/plain; charset=utf-8",
 }
 COMPRESSIBLE = {".html", ".js", ".css", ".json", ".webmanifest", ".svg", ".txt"}
+
+#: Paths the client itself draws (js/routes.js): each serves ``index.html``.
+CLIENT_PAGES = (
+    "/game/{id}",
+    "/player/{id}",
+    "/me",
+    "/me/games",
+    "/leaderboard",
+)
 
 # href="..." and src="..." in the pages (single or double quotes).
 _LINK = re.compile(r"""(\s(?:href|src)=)(["'])([^"'#?:]+)\2""")
@@ -115,6 +129,7 @@ class ClientFiles:
         self.entries: dict[str, Entry] = {}
         self._signature: tuple[tuple[str, int, int], ...] = ()
         self._checked = 0.0
+        self._pages: dict[str, Entry] = {}
         self.load()
 
     # ------------------------------------------------------------ loading
@@ -209,10 +224,34 @@ class ClientFiles:
             self.refresh()
         return self.entries.get(path), cache
 
+    def page(self, depth: int) -> Entry | None:
+        """``index.html`` for a page ``depth`` folders below the root: with a
+        ``<base href>`` back to the root (made once per version and depth)."""
+        entry, _ = self.lookup("index.html")
+        if entry is None:
+            return None
+        key = f"index.html@{depth}@{entry.tag}"
+        if key not in self._pages:
+            base = "../" * depth or "./"
+            body = entry.body.replace(b"<head>", f'<head>\n  <base href="{base}">'.encode(), 1)
+            kept = {k: v for k, v in self._pages.items() if k.endswith(entry.tag)}
+            self._pages = {**kept, key: Entry(body, entry.media_type, True)}
+        return self._pages[key]
+
+    async def serve_page(self, request: Request) -> Response:
+        entry = self.page(request.url.path.count("/") - 1)
+        if entry is None:
+            raise HTTPException(404)
+        return self.respond(request, entry, REVALIDATE)
+
     async def serve(self, request: Request) -> Response:
         entry, cache = self.lookup(request.path_params.get("path", ""))
         if entry is None:  # the app's handler answers with the JSON error body
             raise HTTPException(404)
+        return self.respond(request, entry, cache)
+
+    def respond(self, request: Request, entry: Entry, cache: str) -> Response:
+        """``entry`` in the best coding the browser takes, or 304 if it has it."""
         coding = _coding(request.headers.get("accept-encoding", "")) if entry.compressible else None
         if coding and len(entry.body) < MIN_COMPRESS:
             coding = "identity"

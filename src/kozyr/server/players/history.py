@@ -12,7 +12,7 @@ import binascii
 import time
 from typing import Any
 
-from sqlalchemy import Connection, and_, or_, select
+from sqlalchemy import Connection, and_, bindparam, or_, select
 
 from ..storage.schema import game_seats, players
 
@@ -46,35 +46,48 @@ def decode_cursor(text: str) -> tuple[float, int]:
     return found
 
 
+# Built once (SQLAlchemy's per-statement work cost more than these small queries).
+_gs = game_seats.c
+_PAGE = select(
+    _gs.game_id, _gs.seat, _gs.outcome, _gs.variant, _gs.moves, _gs.ended_at, _gs.candies,
+    _gs.rating_before, _gs.rating_after,
+).where(_gs.player == bindparam("key"))  # fmt: skip
+_FIRST = _PAGE.order_by(_gs.ended_at.desc(), _gs.game_id.desc()).limit(bindparam("n"))
+_AFTER = (
+    _PAGE.where(
+        or_(
+            _gs.ended_at < bindparam("at"),
+            and_(_gs.ended_at == bindparam("at"), _gs.game_id < bindparam("game")),
+        )
+    )
+    .order_by(_gs.ended_at.desc(), _gs.game_id.desc())
+    .limit(bindparam("n"))
+)
+_SEATS = (
+    select(_gs.game_id, _gs.seat, _gs.bot_level, _gs.player, players.c.name, players.c.public_id)
+    .select_from(game_seats)
+    .outerjoin(players, players.c.key == _gs.player)
+    .where(_gs.game_id.in_(bindparam("games", expanding=True)))
+    .order_by(_gs.game_id, _gs.seat)
+)
+
+
 def games_of(
     conn: Connection, key: str, limit: int, before: tuple[float, int] | None, public: bool
 ) -> dict[str, Any]:
     """``{"games": [...], "next": cursor | None}`` for the player ``key``;
     ``public``: nothing private (the candies of each game are left out)."""
-    gs = game_seats.c
-    query = select(
-        gs.game_id, gs.seat, gs.outcome, gs.variant, gs.moves, gs.ended_at, gs.candies,
-        gs.rating_before, gs.rating_after,
-    ).where(gs.player == key)  # fmt: skip
-    if before is not None:
+    if before is None:
+        found_rows = conn.execute(_FIRST, {"key": key, "n": limit + 1}).all()
+    else:
         at, game = before
-        query = query.where(or_(gs.ended_at < at, and_(gs.ended_at == at, gs.game_id < game)))
-    found_rows = conn.execute(
-        query.order_by(gs.ended_at.desc(), gs.game_id.desc()).limit(limit + 1)
-    ).all()
+        params = {"key": key, "n": limit + 1, "at": at, "game": game}
+        found_rows = conn.execute(_AFTER, params).all()
     more = len(found_rows) > limit
     rows = found_rows[:limit]
     seats: dict[int, list[dict[str, Any]]] = {}
     if rows:
-        found = conn.execute(
-            select(
-                gs.game_id, gs.seat, gs.bot_level, gs.player, players.c.name, players.c.public_id
-            )
-            .select_from(game_seats)
-            .outerjoin(players, players.c.key == gs.player)
-            .where(gs.game_id.in_([r.game_id for r in rows]))
-            .order_by(gs.game_id, gs.seat)
-        ).all()
+        found = conn.execute(_SEATS, {"games": [r.game_id for r in rows]}).all()
         for seat_row in found:
             seats.setdefault(int(seat_row.game_id), []).append(seat_json(seat_row))
     games = []

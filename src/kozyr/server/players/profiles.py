@@ -14,7 +14,7 @@ import secrets
 import time
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, func, insert, select, update
 
 from ..storage.schema import (
     candy_grants,
@@ -37,8 +37,21 @@ TRANSFER_TTL = 600.0
 GRAPH_POINTS = 100
 
 
+_PLAYER = select(players).where(players.c.key == bindparam("key"))
+_BOARD = (
+    select(ratings.c.mu, ratings.c.games, players.c.public_id, players.c.name, players.c.avatar)
+    .join(players, players.c.key == ratings.c.player)
+    .where(
+        ratings.c.variant == bindparam("variant"),
+        ratings.c.games >= PROVISIONAL_GAMES,
+    )
+    .order_by(ratings.c.mu.desc(), ratings.c.player)
+    .limit(bindparam("n"))
+)
+
+
 def _row(conn: Connection, key: str) -> Any:
-    return conn.execute(select(players).where(players.c.key == key)).first()
+    return conn.execute(_PLAYER, {"key": key}).first()
 
 
 def ensure_public_id(conn: Connection, key: str, row: Any) -> str:
@@ -107,11 +120,16 @@ def my_profile(conn: Connection, key: str, cap: int) -> dict[str, Any] | None:
     row = _row(conn, key)
     if row is None:
         return None
+    lang = row.lang
+    if lang is None:  # a Telegram player's language is their Telegram one until chosen
+        lang = conn.execute(
+            select(telegram_users.c.lang).where(telegram_users.c.player == key).limit(1)
+        ).scalar()
     return {
         "public_id": ensure_public_id(conn, key, row),
         "name": row.name,
         "avatar": row.avatar or DEFAULT_AVATAR,
-        "lang": row.lang,
+        "lang": lang,
         "joined": iso(float(row.created_at)),
         "games": games_played(conn, key),
         "candies": candies_of(conn, key, cap),
@@ -172,15 +190,7 @@ def update_profile(
 
 def leaderboard(conn: Connection, variant: str, limit: int) -> list[dict[str, Any]]:
     """The best players of a variant who are not provisional, by rating."""
-    rows = conn.execute(
-        select(
-            ratings.c.mu, ratings.c.games, players.c.public_id, players.c.name, players.c.avatar
-        )
-        .join(players, players.c.key == ratings.c.player)
-        .where(ratings.c.variant == variant, ratings.c.games >= PROVISIONAL_GAMES)
-        .order_by(ratings.c.mu.desc(), ratings.c.player)
-        .limit(limit)
-    ).all()
+    rows = conn.execute(_BOARD, {"variant": variant, "n": limit}).all()
     return [
         {
             "rank": i + 1,
@@ -216,7 +226,7 @@ def unseal(sealed: str, code: str) -> str:
     data = bytes.fromhex(sealed)
     salt, body = data[:16], data[16:]
     stream = _keystream(code, salt, len(body))
-    return bytes(a ^ b for a, b in zip(body, stream, strict=True)).decode()
+    return bytes(a ^ b for a, b in zip(body, stream, strict=True)).decode(errors="replace")
 
 
 def create_transfer(conn: Connection, key: str, token: str, code: str, now: float) -> bool:

@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, bindparam, func, insert, select, true, update
 
-from ..storage.schema import candy_grants, game_seats, moves, ratings
+from ..storage.schema import candy_grants, game_seats, moves, players, ratings
 from .candies import MIN_MOVES, Grant, candy_day, grant_for
 from .ratings import Skill, rate
 
@@ -50,6 +50,8 @@ class GameFacts:
     #: Number of teams (0: everyone plays alone); a seat's team is seat % teams.
     teams: int = 0
     rated: bool = False
+    #: Rate bot accounts' seats too (the room says so; docs/bot-api.md).
+    rate_bots: bool = False
     cap: int = 300
     ended_at: float = 0.0
     #: Per action: a bot made it (the timeout bot, or a bot for an absent person);
@@ -69,27 +71,70 @@ class GameFacts:
         return "loss" if seat.seat == self.durak or seat.seat in self.losers else "win"
 
 
+# The statements, built once: SQLAlchemy's per-statement work (building, cache
+# keys) cost more than the database's for these small statements.
+_SETTLED = (
+    select(func.count()).select_from(game_seats).where(game_seats.c.game_id == bindparam("g"))
+)
+_AUTO = (
+    select(moves.c.idx, moves.c.auto).where(moves.c.game_id == bindparam("g")).order_by(moves.c.idx)
+)
+_TODAY = (
+    select(candy_grants.c.player, func.sum(candy_grants.c.amount))
+    .where(
+        candy_grants.c.player.in_(bindparam("keys", expanding=True)),
+        candy_grants.c.day == bindparam("day"),
+    )
+    .group_by(candy_grants.c.player)
+)
+_GRANT = insert(candy_grants)
+_SEATS = insert(game_seats)
+_SKILLS = select(ratings.c.player, ratings.c.mu, ratings.c.sigma, ratings.c.games).where(
+    ratings.c.variant == bindparam("variant"),
+    ratings.c.player.in_(bindparam("keys", expanding=True)),
+)
+_SKILLS_LOCKED = _SKILLS.with_for_update()
+_NEW_SKILL = insert(ratings)
+_SKILL = (
+    update(ratings)
+    .where(ratings.c.player == bindparam("k"), ratings.c.variant == bindparam("v"))
+    .values(
+        mu=bindparam("mu"),
+        sigma=bindparam("sigma"),
+        games=bindparam("games"),
+        updated_at=bindparam("updated_at"),
+    )
+)
+
+
 def stored_auto(conn: Connection, game_id: int) -> list[bool]:
     """Per stored move of a game: a bot made it (None, from before: the person)."""
-    rows = conn.execute(
-        select(moves.c.idx, moves.c.auto).where(moves.c.game_id == game_id).order_by(moves.c.idx)
-    ).all()
+    rows = conn.execute(_AUTO, {"g": game_id}).all()
     out = [False] * (rows[-1][0] + 1 if rows else 0)
     for idx, auto in rows:
         out[idx] = bool(auto)
     return out
 
 
+def bot_keys(conn: Connection, keys: list[str]) -> set[str]:
+    """Which of ``keys`` are bot accounts' (docs/bot-api.md): they play as the
+    computer's seats do for candies, and are rated only where the room says so."""
+    if not keys:
+        return set()
+    rows = conn.execute(
+        select(players.c.key).where(players.c.key.in_(keys), players.c.bot == true())
+    ).all()
+    return {str(r[0]) for r in rows}
+
+
 def settle(conn: Connection, facts: GameFacts) -> dict[str, dict[str, Any]]:
     """Write (once) and return each person's award: ``{key: {"candies": grant
     JSON, "rating": {...} | None}}``."""
-    done = conn.execute(
-        select(func.count()).select_from(game_seats).where(game_seats.c.game_id == facts.game_id)
-    ).scalar_one()
-    if done:
+    if conn.execute(_SETTLED, {"g": facts.game_id}).scalar_one():
         return awards_of(conn, facts.game_id)
     auto = facts.auto if facts.auto is not None else stored_auto(conn, facts.game_id)
-    people = [s for s in facts.seats if s.key is not None]
+    bots = bot_keys(conn, [s.key for s in facts.seats if s.key is not None])
+    people = [s for s in facts.seats if s.key is not None and s.key not in bots]
     own = [0] * len(facts.seats)
     acted = [0] * len(facts.seats)
     for i, seat in enumerate(facts.action_seats):
@@ -99,13 +144,13 @@ def settle(conn: Connection, facts: GameFacts) -> dict[str, dict[str, Any]]:
                 own[seat] += 1
     day = candy_day(facts.ended_at)
     grants: dict[str, Grant] = {}
+    keys = [s.key for s in people if s.key is not None]
+    earned = {
+        str(k): int(v or 0) for k, v in conn.execute(_TODAY, {"keys": keys, "day": day}).all()
+    }
+    rows = []
     for s in people:
         assert s.key is not None
-        today = conn.execute(
-            select(func.coalesce(func.sum(candy_grants.c.amount), 0)).where(
-                candy_grants.c.player == s.key, candy_grants.c.day == day
-            )
-        ).scalar_one()
         grant = grant_for(
             people=len(people),
             outcome=facts.outcome(s),
@@ -114,19 +159,20 @@ def settle(conn: Connection, facts: GameFacts) -> dict[str, dict[str, Any]]:
             actions=acted[s.seat],
             left=s.left,
             hints=s.hints,
-            today=int(today),
+            today=earned.get(s.key, 0),
             cap=facts.cap,
         )
         grants[s.key] = grant
-        conn.execute(
-            insert(candy_grants).values(
-                player=s.key, game_id=facts.game_id, amount=grant.amount, reason=grant.reason,
-                capped=grant.capped, day=day, at=facts.ended_at,
-            )
+        rows.append(
+            {"player": s.key, "game_id": facts.game_id, "amount": grant.amount,
+             "reason": grant.reason, "capped": grant.capped, "day": day, "at": facts.ended_at}
         )  # fmt: skip
-    changes = _rate(conn, facts, people)
+    if rows:
+        conn.execute(_GRANT, rows)
+    rated = people + [s for s in facts.seats if s.key in bots] if facts.rate_bots else people
+    changes = _rate(conn, facts, rated)
     conn.execute(
-        insert(game_seats),
+        _SEATS,
         [
             {
                 "game_id": facts.game_id,
@@ -180,29 +226,29 @@ def _rate(
     if not sides:
         return {}
     keys = [k for side, _ in sides for k in side]
-    query = select(ratings).where(ratings.c.variant == facts.variant, ratings.c.player.in_(keys))
-    if conn.dialect.name == "postgresql":  # two games of one player never interleave
-        query = query.with_for_update()
+    # PostgreSQL: the rows are locked, so two games of one player never interleave.
+    query = _SKILLS_LOCKED if conn.dialect.name == "postgresql" else _SKILLS
     known = {
-        r.player: Skill(float(r.mu), float(r.sigma), int(r.games))
-        for r in conn.execute(query).all()
+        str(r.player): Skill(float(r.mu), float(r.sigma), int(r.games))
+        for r in conn.execute(query, {"variant": facts.variant, "keys": keys}).all()
     }
     before = [[known.get(k, Skill()) for k in side] for side, _ in sides]
     after = rate(before, [rank for _, rank in sides])
     out: dict[str, tuple[Skill, Skill]] = {}
+    updates, inserts = [], []
     for (side, _), olds, news in zip(sides, before, after, strict=True):
         for key, old, new in zip(side, olds, news, strict=True):
             out[key] = (old, new)
             values = {"mu": new.mu, "sigma": new.sigma, "games": new.games,
                       "updated_at": facts.ended_at}  # fmt: skip
             if key in known:
-                conn.execute(
-                    update(ratings)
-                    .where(ratings.c.player == key, ratings.c.variant == facts.variant)
-                    .values(**values)
-                )
+                updates.append({"k": key, "v": facts.variant, **values})
             else:
-                conn.execute(insert(ratings).values(player=key, variant=facts.variant, **values))
+                inserts.append({"player": key, "variant": facts.variant, **values})
+    if updates:
+        conn.execute(_SKILL, updates)
+    if inserts:
+        conn.execute(_NEW_SKILL, inserts)
     return out
 
 

@@ -18,25 +18,32 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, inspect, text
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 
 from .baseline import bring_up_legacy
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 #: Where the revisions live (shipped in the wheel with the package).
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 BASELINE = "0001_baseline"
+#: The newest revision (a test checks it is Alembic's head).  A database already
+#: there is recognised without loading Alembic, which costs seconds at start on
+#: a busy machine; only a start that has something to upgrade loads it.
+HEAD = "0004_analyses"
 
 #: Key of the PostgreSQL advisory lock held while the schema is migrated.
 _SCHEMA_LOCK = 0x6B6F7A7972
 
 
 def _config(conn: Connection) -> Config:
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.attributes["connection"] = conn
@@ -44,7 +51,9 @@ def _config(conn: Connection) -> Config:
 
 
 def head() -> str:
-    """The newest revision this code knows."""
+    """The newest revision among the migrations (Alembic's head)."""
+    from alembic.script import ScriptDirectory
+
     script = ScriptDirectory(str(MIGRATIONS))
     found = script.get_current_head()
     assert found is not None
@@ -53,7 +62,21 @@ def head() -> str:
 
 def current(conn: Connection) -> str | None:
     """The database's revision (None: not under Alembic yet)."""
+    from alembic.runtime.migration import MigrationContext
+
     return MigrationContext.configure(conn).get_current_revision()
+
+
+def _at_head(engine: Engine) -> bool:
+    """The database is at :data:`HEAD` already (plain SQL, no Alembic)."""
+    if not inspect(engine).has_table("alembic_version"):
+        return False
+    with engine.connect() as conn:
+        try:
+            found = conn.execute(text("SELECT version_num FROM alembic_version")).all()
+        except DBAPIError:
+            return False
+    return [r[0] for r in found] == [HEAD]
 
 
 @contextlib.contextmanager
@@ -79,6 +102,10 @@ def _file_lock(engine: Engine) -> Iterator[None]:
 def upgrade(engine: Engine, to: str = "head") -> None:
     """Upgrade the database to ``to`` (default: the newest revision), safely
     while other processes do the same."""
+    if to == "head" and _at_head(engine):
+        return
+    from alembic import command
+
     postgres = engine.dialect.name == "postgresql"
     with contextlib.ExitStack() as stack:
         if not postgres:

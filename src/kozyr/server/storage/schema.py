@@ -43,7 +43,12 @@ players = Table(
     Column("public_id", String(16)),
     Column("avatar", String(24)),
     Column("lang", String(8)),
+    #: A bot account (issue 28, docs/bot-api.md): a program, not a person; and
+    #: its name case-folded (unique: hosts challenge bots by name), None for people.
+    Column("bot", Boolean, nullable=False, default=False, server_default=false()),
+    Column("bot_name", String(64)),
     Index("players_public_id", "public_id", unique=True),
+    Index("players_bot_name", "bot_name", unique=True),
 )
 
 rooms = Table(

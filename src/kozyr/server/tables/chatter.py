@@ -37,7 +37,7 @@ def say(room: Room, player: Player, phrase: str) -> None:
     if seat is None:
         raise p.ProtocolError(p.Code.NOT_SEATED, "spectators react; players say phrases", "say")
     _allowed(room, player, "say")
-    text = p.encode(p.Said(seat=seat, name=player.name, phrase=phrase)).decode()
+    text = p.encode(p.Said(seat=seat, name=player.name, phrase=phrase, bot=player.is_bot)).decode()
     for pl in room.watchers():
         pl.send_raw(text)
 
@@ -45,6 +45,8 @@ def say(room: Room, player: Player, phrase: str) -> None:
 def react(room: Room, player: Player, reaction: str) -> None:
     _allowed(room, player, "react")
     seat = room.seat_of(player)
-    text = p.encode(p.Reacted(seat=seat, name=player.name, reaction=reaction)).decode()
+    text = p.encode(
+        p.Reacted(seat=seat, name=player.name, reaction=reaction, bot=player.is_bot)
+    ).decode()
     for pl in room.watchers():
         pl.send_raw(text)

@@ -34,7 +34,9 @@ from ..telemetry import log, metrics
 from ..telemetry.metrics import Metrics
 from . import chatter, hints, on_behalf, seating
 from .analysis_pool import AnalysisService
+from .bot_accounts import BotAccounts
 from .bot_pool import BotPool
+from .challenges import Challenges
 from .game_session import GameSession
 from .passphrase import MemoryPassphraseThrottle, PassphraseThrottle
 from .ports import Coordinator, Peer
@@ -171,6 +173,9 @@ class Hub:
         #: Where rooms live: here only (the base class), or across a cluster
         #: (kozyr.server.cluster sets its own at startup).
         self.coord: Coordinator = Coordinator()
+        #: Bot accounts and the challenges sent to them (docs/bot-api.md).
+        self.bots = BotAccounts(self.store)
+        self.challenges = Challenges(self)
         self._reaper: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------ lifecycle
@@ -246,6 +251,7 @@ class Hub:
             move_time=data["move_time"],
             visibility=data["visibility"],
             rated=bool(data.get("rated", False)),
+            rate_bots=bool(data.get("rate_bots", False)),
             bot_level=int(data["bot_level"]),
             invite=str(data["invite"]),
             passphrase=(bytes.fromhex(pw[0]), bytes.fromhex(pw[1])) if pw else None,
@@ -261,10 +267,12 @@ class Hub:
             seat.reserved = (str(kept[0]), str(kept[1])) if kept else None
             if s.get("player"):
                 pl = self._player(s["player"], s.get("name") or "player")
+                pl.account = s.get("account")
                 pl.room = room
                 seat.player = pl
         for w in data.get("spectators", []):  # a database from before: none kept
             pl = self._player(w["player"], w.get("name") or "player")
+            pl.account = w.get("account")
             if pl.room is None or pl.room is room:
                 pl.room = room
                 room.spectators.append(pl)
@@ -286,6 +294,7 @@ class Hub:
         if room.closed:
             return
         room.shutdown()
+        self.challenges.room_closed(room)
         self.rooms.pop(room.code, None)
         g = room.game
         if g is not None and g.game_id is not None and room.state == "playing":
@@ -331,6 +340,7 @@ class Hub:
         if pl is None or pl.conn is not conn:
             return
         pl.conn = None
+        self.challenges.gone(pl)
         if pl.room is not None:
             pl.room.disconnected(pl)
         if pl.room is None:
@@ -389,9 +399,19 @@ class Hub:
             case p.Join():
                 await self._join(pl, conn, msg)
             case p.QuickMatch():
+                if pl.account is not None:
+                    raise p.ProtocolError(
+                        p.Code.BOT_ACCOUNT,
+                        "quick match pairs people; a bot opens a public room and waits there",
+                        "quick_match",
+                    )
                 await quick_match(self, pl, conn, msg)
             case p.Rename():
                 await self._rename(pl, msg)
+            case p.Accept():
+                self.challenges.accept(pl, msg.challenge)
+            case p.Decline():
+                self.challenges.decline(pl, msg.challenge)
             case p.Sync():
                 if pl.room is None:
                     raise p.ProtocolError(p.Code.NOT_IN_ROOM, "you are not in a room", "sync")
@@ -410,7 +430,10 @@ class Hub:
             case p.SeatBot():
                 room.seat_bot(pl, msg.seat, msg.level)
             case p.FreeSeat():
-                room.free_seat(pl, msg.seat)
+                if not self.challenges.withdraw(room, pl, msg.seat):
+                    room.free_seat(pl, msg.seat)
+            case p.Challenge():
+                await self.challenges.issue(room, pl, msg.seat, msg.bot)
             case p.Start():
                 await room.start(pl)
             case p.Rematch():
@@ -450,7 +473,7 @@ class Hub:
                 "hello",
             )
         name = check_name(msg.name)
-        pl, token, resumed = await self.identify(msg.token, name)
+        pl, token, resumed = await self.identify(msg.token, name, slot=msg.slot)
         old = pl.conn
         if old is not None and old is not conn:
             old.send(p.Error(code=p.Code.REPLACED, message="you connected from somewhere else"))
@@ -478,11 +501,19 @@ class Hub:
             await self.coord.attach(conn, pl, elsewhere)
 
     async def identify(
-        self, token: str | None, name: str, rename: bool = True
+        self, token: str | None, name: str, rename: bool = True, slot: int = 0
     ) -> tuple[Player, str, bool]:
         """(player, token, resumed): the token's player, or a new one.  A known
         player takes ``name`` unless ``rename`` is false (the caller renames
-        with :meth:`rename` once the request it belongs to has succeeded)."""
+        with :meth:`rename` once the request it belongs to has succeeded).
+        A bot account's token gives its connection ``slot``, with the
+        account's name whatever ``name`` says (docs/bot-api.md)."""
+        bot = await self.bots.identify(token, slot)
+        if bot is not None and token is not None:
+            account, slot_key = bot
+            slot_pl = self._player(slot_key, account.name)
+            slot_pl.account = account.key
+            return slot_pl, token, True
         if token is not None:
             key = player_key(token)
             pl = self.players.get(key)
@@ -502,6 +533,10 @@ class Hub:
     async def _rename(self, pl: Player, msg: p.Rename) -> None:
         """A new name between games (``rename``); the room sees it at once."""
         name = check_name(msg.name)
+        if pl.account is not None:
+            raise p.ProtocolError(
+                p.Code.BOT_ACCOUNT, "a bot account keeps the name it was made with", "rename"
+            )
         room = pl.room
         if room is not None and room.state == "playing":
             raise p.ProtocolError(p.Code.WRONG_STATE, "names are changed between games", "rename")
@@ -512,7 +547,8 @@ class Hub:
             room.broadcast_room()
 
     async def rename(self, pl: Player, name: str) -> None:
-        if pl.name != name:
+        """``pl`` is called ``name`` from now on (a bot account keeps its own)."""
+        if pl.name != name and pl.account is None:
             pl.name = name
             await self.store.add_player(pl.key, name)
 
@@ -571,6 +607,7 @@ class Hub:
             invite=f"{base_url}/?room={code}",
             passphrase=passphrase,
             rated=msg.visibility == "public" if msg.rated is None else msg.rated,
+            rate_bots=msg.rate_bots,
         )
         self.rooms[code] = room
         room.seats[0].player = pl

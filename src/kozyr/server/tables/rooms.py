@@ -57,6 +57,13 @@ class Player:
     name: str
     conn: Peer | None = None
     room: Room | None = None
+    #: A bot account's key when this is one of its connections (``hello.slot``),
+    #: None for a person (docs/bot-api.md).
+    account: str | None = None
+
+    @property
+    def is_bot(self) -> bool:
+        return self.account is not None
 
     @property
     def connected(self) -> bool:
@@ -94,6 +101,9 @@ class Seat:
     #: (key, name) of a player who left during a game: the seat is theirs again
     #: if they come back before the next game starts (a bot plays it meanwhile).
     reserved: tuple[str, str] | None = None
+    #: A bot account (its name) asked to sit here that has not answered yet
+    #: (:mod:`.challenges` keeps the challenge itself).
+    challenged: str | None = None
 
     @property
     def bot_moves(self) -> bool:
@@ -117,6 +127,8 @@ class Room:
     passphrase: tuple[bytes, bytes] | None = None
     #: Games here change ratings (docs/players.md).
     rated: bool = False
+    #: ... and rate bot accounts' seats too (docs/bot-api.md): never otherwise.
+    rate_bots: bool = False
     seats: list[Seat] = field(default_factory=list)
     spectators: list[Player] = field(default_factory=list)
     host: Player | None = None
@@ -214,6 +226,8 @@ class Room:
                 host=s.player is not None and s.player is self.host,
                 ready=s.ready,
                 reserved_for=s.reserved[1] if s.reserved and s.player is None else None,
+                bot_account=s.player is not None and s.player.account is not None,
+                challenged=s.challenged,
             )
             for s in self.seats
         ]
@@ -243,7 +257,10 @@ class Room:
             connected=connected,
             empty_since=self._empty_since,
             quick_start=self.quick_start if self.state == "lobby" else None,
+            host_bot=self.host is not None and self.host.account is not None,
+            bot_spectators=[i for i, pl in enumerate(self.spectators) if pl.account is not None],
             rated=self.rated,
+            rate_bots=self.rate_bots,
         )
 
     def room_message(self, player: Player, info: p.RoomInfo | None = None) -> p.RoomState:
@@ -371,7 +388,12 @@ class Room:
 
     def free(self, seat: Seat) -> bool:
         """Empty, and not kept for a player who left during a game."""
-        return seat.player is None and seat.bot is None and seat.reserved is None
+        return (
+            seat.player is None
+            and seat.bot is None
+            and seat.reserved is None
+            and seat.challenged is None
+        )
 
     def reserved_seat(self, player: Player) -> Seat | None:
         """The seat kept for ``player`` (they left during a game), if any."""
@@ -598,6 +620,7 @@ class Room:
             "move_time": self.move_time,
             "visibility": self.visibility,
             "rated": self.rated,
+            "rate_bots": self.rate_bots,
             "bot_level": self.bot_level,
             "invite": self.invite,
             "passphrase": (
@@ -608,13 +631,16 @@ class Room:
                 {
                     "player": s.player.key if s.player else None,
                     "name": s.player.name if s.player else None,
+                    "account": s.player.account if s.player else None,
                     "bot": s.bot,
                     "auto": s.auto,
                     "reserved": list(s.reserved) if s.reserved else None,
                 }
                 for s in self.seats
             ],
-            "spectators": [{"player": pl.key, "name": pl.name} for pl in self.spectators],
+            "spectators": [
+                {"player": pl.key, "name": pl.name, "account": pl.account} for pl in self.spectators
+            ],
             # Wall-clock ends of the kicks (another process reads them).
             "kicked": {k: time.time() + t - time.monotonic() for k, t in self.kicked.items()},
             "state": self.state,
@@ -668,6 +694,7 @@ class Room:
         seat = self._seat(index)
         if seat.player is not None:
             raise p.ProtocolError(p.Code.BAD_SEAT, f"seat {index} has a player")
+        self.check_not_challenged(seat)
         seat.bot, seat.auto = level or self.bot_level, False
         self.changed()
         self.broadcast_room()
@@ -682,6 +709,14 @@ class Room:
         seat.bot, seat.auto = None, False
         self.changed()
         self.broadcast_room()
+
+    def check_not_challenged(self, seat: Seat) -> None:
+        if seat.challenged is not None:
+            raise p.ProtocolError(
+                p.Code.BAD_SEAT,
+                f"seat {seat.index} waits for {seat.challenged}'s answer to a challenge "
+                "(free_seat withdraws it)",
+            )
 
     def _seat(self, index: int) -> Seat:
         if not 0 <= index < len(self.seats):
@@ -730,6 +765,13 @@ class Room:
     async def _start(self) -> None:
         if not any(s.player is not None for s in self.seats):
             raise p.ProtocolError(p.Code.WRONG_STATE, "at least one person must be seated")
+        waiting = [s for s in self.seats if s.challenged is not None]
+        if waiting:
+            raise p.ProtocolError(
+                p.Code.WRONG_STATE,
+                f"seat {waiting[0].index} waits for {waiting[0].challenged}'s answer "
+                "to a challenge (free_seat withdraws it)",
+            )
         self.end_quick()
         for seat in self.seats:
             seat.reserved = None  # kept until this start: a bot plays the seat now
@@ -957,6 +999,7 @@ class Room:
             losers=tuple(g.result.team),
             teams=self.rules.team_count,
             rated=self.rated,
+            rate_bots=self.rate_bots,
             cap=self.hub.config.candy_cap,
         )
 

@@ -27,7 +27,10 @@ def sittable(room: Room, seat: Seat) -> bool:
     """Nobody sits here (a bot that only filled the seat for the last game may),
     and it is not kept for a player who left during a game."""
     return (
-        seat.player is None and seat.reserved is None and (seat.bot is None or seat.auto)
+        seat.player is None
+        and seat.reserved is None
+        and seat.challenged is None
+        and (seat.bot is None or seat.auto)
     )
 
 

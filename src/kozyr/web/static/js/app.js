@@ -6,20 +6,24 @@
 // server, and shows one seat at a time behind a privacy screen (see README.md).
 
 import { $, $$, fill, h, openDialog, prefersReducedMotion } from "./dom.js";
-import { LANGUAGES, applyI18n, pickLanguage, setLanguage, t } from "./i18n.js";
+import { LANGUAGES, applyI18n, currentLanguage, pickLanguage, setLanguage, t } from "./i18n.js";
+import { applyLook, candyTable, chooseLook, lookFor } from "./look.js";
 import { Conn } from "./net.js";
 import { registerWorker } from "./pwa.js";
 import { rulesForm, summary } from "./rules.js";
 import { frameSounds, setupSoundToggle, sound } from "./sound.js";
 import { autoLevel, recordAuto, store } from "./store.js";
 import { cardSVG } from "./cards.js";
-import { TableView, cardShort, seatName } from "./table.js";
-import { backButton, saveAuto, startTelegram } from "./telegram.js";
+import { MOCHA_ART, TableView, botTag, cardShort, isComputerSeat, seatName } from "./table.js";
+import { backButton, matchTelegramColours, saveAuto, startTelegram } from "./telegram.js";
 import { notify, roomNotices } from "./notices.js";
 import { Social } from "./social.js";
 import { GUIDED_ROOM, Guide } from "./guide.js";
 import { Help } from "./help.js";
 import { Hints } from "./hint.js";
+import { Pages } from "./pages.js";
+import { candyLine } from "./profile.js";
+import { currentPage, go, onPageChange, pagePath } from "./routes.js";
 
 const S = {
   mode: "online", // "online" | "pnp"
@@ -48,6 +52,7 @@ const S = {
   autoSentAt: null, // the version the device last answered by itself
   watchRoom: false, // a spectator went "back to room" after a game: show the room, not the table
   inTelegram: false,
+  tgDark: false, // a dark Telegram chat: the classic table is drawn at midnight
 };
 
 const table = new TableView({
@@ -77,6 +82,17 @@ const hints = new Hints({
   online: () => S.mode === "online",
   redraw: () => renderTable(),
 });
+// The client's own pages (js/routes.js, js/pages.js): the game viewer, profiles, ...
+const pages = new Pages({ show: (screen) => show(screen, true), toast: (text) => toast(text), relogin: () => relogin(), renamed: (name) => profileRenamed(name) });
+
+/** A name saved on the profile page: the connection's hello says it from now
+ * on (a reconnect with the old one would rename the player back). */
+function profileRenamed(name) {
+  store.set("name", name);
+  store.set("nameAuto", false);
+  if (S.conn) S.conn.name = name;
+  $("#player-name").value = name;
+}
 const social = new Social({ send: (msg) => S.conn && S.conn.send(msg) });
 // Learning the game (js/guide.js, js/help.js): the guided game's tips and the help dialog.
 const guide = new Guide({ table, start: () => playGuided(), announce: (text) => announce(text) });
@@ -215,6 +231,7 @@ function watchName(input) {
 }
 
 function setUrlRoom(code) {
+  if (currentPage()) return; // a page of its own (the viewer ...): its URL stays
   const url = new URL(location.href);
   if (code) url.searchParams.set("room", code);
   else url.searchParams.delete("room");
@@ -255,7 +272,10 @@ function hostConn() {
 }
 
 // ============================================================ screens
-function show(screen) {
+function show(screen, page = false) {
+  // While a page is open (the viewer, a profile ...) the game's frames do not
+  // take the screen away: its Back button returns to them (route()).
+  if (!page && currentPage()) return;
   const before = document.body.dataset.screen;
   if (before !== screen) {
     if ($("#toast").dataset.screen !== screen) hideToast();
@@ -269,11 +289,20 @@ function show(screen) {
 /** Telegram Mini App (js/telegram.js): its Back button leaves the room in the
  * lobby and after a game; during a game and on the start screen it is hidden. */
 function telegramBack(screen) {
+  if (currentPage()) {
+    backButton(() => pages.back());
+    return;
+  }
   const leave = S.mode === "online" && (screen === "room" || (screen === "table" && S.room?.state === "over"));
   backButton(leave ? () => leaveRoom() : null);
 }
 
 function route() {
+  const page = currentPage();
+  if (page) {
+    pages.open(page);
+    return;
+  }
   const room = S.room;
   if (!room) {
     show("start");
@@ -471,6 +500,7 @@ async function loadPublicRooms() {
             "span",
             {},
             h("b", {}, r.host_name || "—"),
+            r.host_bot ? [" ", botTag()] : null,
             ` · ${t("start.seatsTaken", { n: taken, total: r.seats.length })} · ${t("start.here", { n: r.connected ?? 0 })} · ${summary(r.rules)} · ${t("start.perMove", { n: r.move_time })}`,
           ),
           h("button", { type: "button", class: "small", onclick: () => joinRoom(r.code, null) }, t("start.join")),
@@ -578,17 +608,21 @@ function renderRoom() {
     const isYou = online ? you.seat === s.seat : Boolean(s.human);
     let who;
     if (s.human) who = s.name;
+    else if (s.challenged) who = t("room.challenged", { name: s.challenged });
     else if (s.reserved_for) who = t("room.keptFor", { name: s.reserved_for });
     else if (s.bot !== null) who = `${seatName(room, s.seat)} · ${t("table.level", { n: s.bot })}`;
     else who = t("room.empty");
     const tags = [];
+    if (s.bot_account || s.challenged) tags.push(botTag());
     if (s.host) tags.push(h("span", { class: "tag tag-host" }, t("room.host")));
     if (isYou && online) tags.push(h("span", { class: "tag tag-you" }, t("room.you")));
     if (s.human && !s.connected) tags.push(h("span", { class: "tag" }, t("table.offline")));
     if (s.ready) tags.push(h("span", { class: "tag tag-ready" }, t("room.ready")));
     if (!s.human && s.bot !== null) tags.push(h("span", { class: "tag tag-bot" }, t("room.bot")));
     const controls = [];
-    if (isHost && room.state === "lobby" && !s.human && !s.reserved_for) {
+    if (isHost && room.state === "lobby" && s.challenged) {
+      controls.push(h("button", { type: "button", class: "small", onclick: () => send({ type: "free_seat", seat: s.seat }) }, t("room.withdraw")));
+    } else if (isHost && room.state === "lobby" && !s.human && !s.reserved_for) {
       if (s.bot === null) {
         controls.push(h("button", { type: "button", class: "small", onclick: () => send({ type: "seat_bot", seat: s.seat }) }, t("room.addBot")));
       } else {
@@ -605,7 +639,7 @@ function renderRoom() {
       "li",
       { class: `seat${s.human ? " human" : ""}${s.bot !== null && !s.human ? " bot" : ""}${s.human || s.bot !== null ? "" : " empty"}`, dataset: { seat: String(s.seat) } },
       h("span", { class: "seat-no" }, t("room.seatN", { n: s.seat + 1 })),
-      h("span", { class: "seat-who" }, who),
+      h("span", { class: "seat-who" }, candyTable() && isComputerSeat(s) ? h("img", { class: "room-mocha", src: MOCHA_ART, alt: "" }) : null, who),
       tags,
       h("span", { class: "seat-controls" }, controls),
     );
@@ -614,7 +648,7 @@ function renderRoom() {
   $("#spectator-box").hidden = !room.spectators.length;
   fill(
     $("#spectator-list"),
-    room.spectators.map((n, i) => h("li", {}, n, online && isHost && betweenGames && n !== S.conn.name ? [" ", kickButton({ spectator: i }, n)] : null)),
+    room.spectators.map((n, i) => h("li", {}, n, botTag((room.bot_spectators || []).includes(i)), online && isHost && betweenGames && n !== S.conn.name ? [" ", kickButton({ spectator: i }, n)] : null)),
   );
   $("#start-game").hidden = !isHost;
   // Between games: sit down / stand up, ready, a new name.
@@ -625,6 +659,9 @@ function renderRoom() {
   $("#ready-toggle").setAttribute("aria-pressed", String(Boolean(mine && mine.ready)));
   $("#ready-toggle").textContent = mine && mine.ready ? t("room.notReady") : t("room.readyButton");
   $("#rename-form").hidden = !(online && betweenGames);
+  // The host may ask a bot program to sit in the first empty seat (docs/bot-api.md).
+  const open = room.seats.find((s) => !s.human && !s.reserved_for && !s.challenged);
+  $("#challenge-form").hidden = !(online && isHost && room.state === "lobby" && open && !room.quick_start);
   if (online && document.activeElement !== $("#rename-name")) $("#rename-name").value = S.conn.name;
   const empty = room.seats.filter((s) => !s.human && s.bot === null && !s.reserved_for).length;
   let wait;
@@ -725,6 +762,15 @@ function setupRoom() {
     store.set("name", name);
     store.set("nameAuto", false);
     S.conn.send({ type: "rename", name });
+  });
+  $("#challenge-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const input = $("#challenge-name");
+    const bot = input.value.trim();
+    const seat = S.room && S.room.seats.find((s) => !s.human && !s.reserved_for && !s.challenged);
+    if (!bot || !seat) return;
+    S.conn.send({ type: "challenge", seat: seat.seat, bot });
+    input.value = "";
   });
   $("#start-game").addEventListener("click", () => hostConn().send({ type: "start" }));
   $("#leave-room").addEventListener("click", () => leaveRoom());
@@ -938,6 +984,7 @@ function fillResult(over) {
         const lost = losers.has(seat);
         const tags = [];
         if (seat === me) tags.push(h("span", { class: "tag tag-you" }, t("room.you")));
+        if (room && room.seats[seat] && room.seats[seat].bot_account) tags.push(botTag());
         if (lost) tags.push(h("span", { class: "tag tag-durak" }, t("result.durakTag")));
         return h(
           "tr",
@@ -963,6 +1010,15 @@ function fillResult(over) {
   const hintsEl = $("#result-hints");
   hintsEl.hidden = !(over.hints > 0);
   if (over.hints > 0) hintsEl.textContent = t("result.hints", { n: over.hints });
+  // Candies (issue 26): this game's grant, or why nothing was paid; the rating's move.
+  const candyEl = $("#result-candies");
+  const lines = [candyLine(over.candies)];
+  if (over.rating && Number.isFinite(over.rating.before) && Number.isFinite(over.rating.after)) {
+    lines.push(t("profile.ratingResult", { before: Math.round(over.rating.before), after: Math.round(over.rating.after) }));
+  }
+  candyEl.textContent = lines.filter(Boolean).join(" · ");
+  candyEl.hidden = !candyEl.textContent;
+  candyEl.dataset.amount = over.candies ? String(over.candies.amount) : "";
 
   // Confetti for a win: yours, or at a shared device the winners'; never for spectators.
   celebrate(outcome === "win" || (S.mode === "pnp" && !res.draw));
@@ -983,6 +1039,11 @@ function fillResult(over) {
       route();
     };
     buttons.push(h("button", { type: "button", dataset: { action: "back" }, onclick: back }, t("result.backToRoom")));
+  }
+  // The finished game, step by step with every hand (js/viewer.js).
+  if (S.mode === "online" && over.game_id) {
+    const open = () => go(pagePath("game", over.game_id, { step: "last" }));
+    buttons.push(h("button", { type: "button", dataset: { action: "open-game" }, onclick: open }, t("viewer.openGame")));
   }
   buttons.push(h("button", { type: "button", class: "ghost", dataset: { action: "leave" }, onclick: leaveRoom }, t("result.leave")));
   // Redrawn buttons keep the keyboard focus: dialogFocusLost puts it back.
@@ -1182,6 +1243,7 @@ function onMessage(msg, conn) {
         $("#player-name").value = msg.name;
       }
       afterWelcome(msg);
+      pages.profiles.refresh();
       break;
     case "room":
       setRoom(msg);
@@ -1205,6 +1267,9 @@ function onMessage(msg, conn) {
     case "reacted":
       social.show(msg);
       break;
+    case "challenge_closed":
+      notify(t(`notice.challenge_${msg.reason}`, { name: msg.bot }), announce);
+      break;
     case "renamed":
       store.set("name", msg.name);
       S.conn.name = msg.name;
@@ -1217,6 +1282,7 @@ function onMessage(msg, conn) {
     case "game_over":
       S.over = msg;
       countAuto(msg);
+      pages.profiles.refresh(); // the game's candies are in the balance now
       if (currentFrame()) renderTable();
       break;
     case "left":
@@ -1323,7 +1389,7 @@ async function afterWelcome(msg) {
  * the others will see (prefilled, remembered) before joining. */
 function showInvite(info, leaveFirst) {
   const host = info.host_name || "—";
-  $("#invite-title").textContent = t("invite.title", { name: host });
+  $("#invite-title").textContent = t("invite.title", { name: info.host_bot ? `${host} (${t("room.botAccount")})` : host });
   const taken = info.seats.filter((s) => s.human || s.bot !== null).length;
   $("#invite-sub").textContent = [summary(info.rules), t("start.seatsTaken", { n: taken, total: info.seats.length })].join(" · ");
   $("#invite-name").value = startName();
@@ -1423,6 +1489,17 @@ function onState(state, conn) {
       h("button", { type: "button", class: "small", onclick: () => conn.open() }, t("ui.playHere")),
     );
   }
+}
+
+/** Another token (a transfer code claimed, a profile deleted): connect again as it. */
+function relogin() {
+  if (S.mode !== "online" || !S.conn) return;
+  S.conn.close();
+  S.room = null;
+  S.you = null;
+  S.frames.clear();
+  S.over = null;
+  openMain(store.get("name") || startName());
 }
 
 function openMain(name) {
@@ -1680,8 +1757,15 @@ async function changeLanguage(code) {
   renderPnpNamesLabels();
   renderGuestName();
   for (const el of $$(".field-error")) el.textContent = t(el.dataset.key);
+  showLook(); // the language's look, while the player has never picked one
+  renderNames();
+}
+
+/** Redraw what names the seats (the language or the look changed them). */
+function renderNames() {
   if (S.room && S.room.state === "lobby") renderRoom();
   if (currentFrame() && S.room && S.room.state !== "lobby") renderTable();
+  pages.relabel();
 }
 
 function renderPnpNamesLabels() {
@@ -1705,16 +1789,30 @@ function setHowtoLink(code) {
   $("#howto-link").href = `howto/${code}.html`;
 }
 
-function setTheme(theme) {
-  document.documentElement.dataset.theme = theme;
-  $("#theme-select").value = theme;
-  store.set("theme", theme);
+/** Show the table's look (js/look.js): the player's pick, else the language's
+ * (candy in Chinese and Japanese; midnight for classic in a dark Telegram). */
+function showLook() {
+  const look = applyLook(lookFor(currentLanguage(), S.tgDark));
+  $("#theme-select").value = look;
+  if (S.inTelegram) matchTelegramColours();
+}
+
+/** The player picks a look in the top bar: remembered, in every language. */
+function pickLook(look) {
+  chooseLook(look);
+  showLook();
+  renderNames();
 }
 
 // ============================================================ start-up
 async function main() {
   // Telegram Mini App (js/telegram.js): log in with the launch data first.
-  const tg = await startTelegram({ onTheme: (base) => setTheme(base) });
+  const tg = await startTelegram({
+    onTheme: (base) => {
+      S.tgDark = base === "midnight";
+      showLook();
+    },
+  });
   if (tg && tg.ok) {
     store.set("token", tg.token);
     store.set("name", tg.name);
@@ -1722,15 +1820,21 @@ async function main() {
     if (tg.auto) store.set("auto", tg.auto);
   }
   if (tg && tg.language && !store.get("lang")) store.set("lang", tg.language);
-  const tgStart = tg ? tg.start : null; // a deep link's start parameter: a room code or "computer"
+  let tgStart = tg ? tg.start : null; // a deep link's start parameter: a room code, "computer" or "game_ID[_STEP]"
+  const tgGame = tgStart ? /^game_(\d{1,19})(?:_(\d{1,6}))?$/.exec(tgStart) : null;
+  if (tgGame) {
+    // A shared game in the Mini App: open the viewer (at that step).
+    tgStart = null;
+    history.replaceState({ depth: 0 }, "", pagePath("game", tgGame[1], { step: tgGame[2] ?? null }) + location.hash);
+  }
   S.inTelegram = Boolean(tg);
 
   const lang = pickLanguage(store.get("lang"));
   await setLanguage(lang);
   $("#lang-select").value = lang;
   $("#lang-select").addEventListener("change", (ev) => changeLanguage(ev.target.value));
-  setTheme(store.get("theme") === "midnight" ? "midnight" : "classic");
-  $("#theme-select").addEventListener("change", (ev) => setTheme(ev.target.value));
+  showLook();
+  $("#theme-select").addEventListener("change", (ev) => pickLook(ev.target.value));
   setHowtoLink(lang);
   setupSoundToggle($("#sound-toggle"));
   registerWorker();
@@ -1762,7 +1866,10 @@ async function main() {
     S.pendingJoin = code;
     $("#join-code").value = code;
   }
-  if (store.get("token") || code || S.guideLink) {
+  onPageChange(() => route());
+  if (currentPage()) {
+    route();
+  } else if (store.get("token") || code || S.guideLink) {
     show("loading");
   } else {
     show("start");
@@ -1772,5 +1879,5 @@ async function main() {
   if (!code && (params.get("play") === "computer" || tgStart === "computer")) S.selectTab("tab-computer");
 }
 
-window.kozyr = { state: S, table, guide, help, sound, show, fillResult, resultSpoken, checkName, languages: LANGUAGES }; // for debugging and tests
+window.kozyr = { state: S, table, pages, viewer: pages.viewer, guide, help, sound, social, show, fillResult, resultSpoken, checkName, onMessage, showInvite, notify, languages: LANGUAGES }; // for debugging and tests
 main();

@@ -4,6 +4,9 @@
 // readable when it is small or overlapped in a fan; the centre has classic pip
 // layouts, a large pip for aces and a framed emblem for court cards. Suits are
 // the <symbol>s #suit-S/C/D/H of index.html, so every card shares one shape.
+// Colours come from the look (css/app.css): each card carries its colour
+// class (suit-red / suit-black) and its suit's (suit-S ...), so the candy
+// table can colour the four suits apart.
 
 import { rankShort } from "./i18n.js";
 
@@ -86,14 +89,15 @@ export function cardSVG(code) {
   else centre = PIPS[Number(rank === "T" ? 10 : rank)].map(([x, y]) => pip(suit, x, y, 46)).join("");
   const idx = corner(label, suit);
   return (
-    `<svg class="card-svg suit-${colour}" viewBox="0 0 250 350" aria-hidden="true" focusable="false">` +
+    `<svg class="card-svg suit-${colour} suit-${suit}" viewBox="0 0 250 350" aria-hidden="true" focusable="false">` +
     `<rect x="2" y="2" width="246" height="346" rx="18" class="card-face"/>` +
     `<g class="ink">${idx}<g transform="rotate(180 125 175)">${idx}</g>${centre}</g>` +
     `</svg>`
   );
 }
 
-/** The SVG markup of a card back (colours come from the theme). */
+/** The SVG markup of a card back (colours come from the look; the candy
+ * table swaps the lattice for stripes and the club for a wrapped sweet). */
 export function backSVG() {
   return (
     `<svg class="card-svg back" viewBox="0 0 250 350" aria-hidden="true" focusable="false">` +
@@ -101,6 +105,7 @@ export function backSVG() {
     `<rect x="16" y="16" width="218" height="318" rx="10" fill="url(#back-lattice)" class="back-inner"/>` +
     `<rect x="16" y="16" width="218" height="318" rx="10" class="back-frame"/>` +
     `<g transform="translate(95 145)" class="back-emblem"><use href="#suit-C" width="60" height="60"/></g>` +
+    `<g transform="translate(65 115)" class="back-sweet"><circle cx="60" cy="60" r="52" class="back-sweet-disc"/><use href="#candy-mark" x="10" y="10" width="100" height="100"/></g>` +
     `</svg>`
   );
 }
@@ -108,7 +113,7 @@ export function backSVG() {
 /** A small inline suit symbol for text ("8♣" in buttons and messages). */
 export function suitIcon(suit) {
   const colour = RED[suit] ? "red" : "black";
-  return `<svg class="suit-icon suit-${colour}" viewBox="0 0 100 100" aria-hidden="true"><use href="#suit-${suit}"/></svg>`;
+  return `<svg class="suit-icon suit-${colour} suit-${suit}" viewBox="0 0 100 100" aria-hidden="true"><use href="#suit-${suit}"/></svg>`;
 }
 
 /** "8♣" as HTML (rank text + suit symbol). */

@@ -1,4 +1,5 @@
-// The how-to-play pages (howto/<lang>.html): the table theme the player chose.
-import { store } from "./store.js";
+// The how-to-play pages (howto/<lang>.html): the table's look the player
+// picked, else the page language's (js/look.js).
+import { applyLook, lookFor } from "./look.js";
 
-document.documentElement.dataset.theme = store.get("theme") === "midnight" ? "midnight" : "classic";
+applyLook(lookFor(document.documentElement.lang));

@@ -9,6 +9,7 @@
 import { $, $$, fill, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { store } from "./store.js";
+import { botTag } from "./table.js";
 
 export const PHRASES = ["hello", "good_game", "well_played", "take_it", "hurry_up", "oops", "thanks", "good_luck", "nice_move", "sorry"];
 export const REACTIONS = { laugh: "😂", wow: "😮", cry: "😢", angry: "😠", clap: "👏", think: "🤔", fire: "🔥", heart: "❤️" };
@@ -52,6 +53,11 @@ export class Social {
 
   open() {
     this.build();
+    // Just below the bar's button, wherever the layout put the bar: the
+    // panel never covers Help, Phrases or Leave.
+    const screen = $("#screen-table").getBoundingClientRect();
+    const button = $("#chat-open").getBoundingClientRect();
+    $("#chat-panel").style.top = `${Math.round(button.bottom - screen.top + 6)}px`;
     $("#chat-panel").hidden = false;
     $("#chat-open").setAttribute("aria-expanded", "true");
     const first = $("#chat-panel button");
@@ -148,7 +154,7 @@ export class Social {
     const bubble = h(
       "div",
       { class: `bubble${msg.type === "reacted" ? " bubble-reaction" : ""}${anchor ? "" : " bubble-free"}`, role: "status" },
-      anchor ? null : h("b", {}, `${msg.name}: `),
+      anchor ? null : [h("b", {}, msg.name), msg.bot ? [" ", botTag()] : null, ": "],
       text,
     );
     bubble.dataset.from = msg.name;

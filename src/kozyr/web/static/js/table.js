@@ -10,6 +10,7 @@ import { $, fill, h, openDialog, prefersReducedMotion } from "./dom.js";
 import { RANKS, backSVG, cardLabelHTML, cardSVG, sortHand, suitIcon, suitOf } from "./cards.js";
 import { cardName, currentLanguage, rankShort, t } from "./i18n.js";
 import "./input.js"; // html[data-input]: no focus rings on a touch screen until a key is pressed
+import { candyTable } from "./look.js";
 
 const FLY_MS = 420;
 const CALLOUT_MS = 4500;
@@ -20,13 +21,40 @@ export function cardShort(code) {
   return `${rankShort(code[0])}${SUIT_CHARS[code[1]] || code[1]}`;
 }
 
+/** Whether a seat is the computer's (a bot's, not a person's nor an empty one). */
+export const isComputerSeat = (info) => Boolean(info) && !info.human && !info.name && info.bot !== null && info.bot !== undefined;
+
+/** Mocha's portrait (art/mocha.svg), for the computer's seats at the candy table. */
+export const MOCHA_ART = new URL("../art/mocha.svg", import.meta.url).href;
+
 /** The name shown for a seat: the person's, or "Bot" for a computer seat ("Bot 3",
- * by seat number, when there are several: seats with no name, empty ones too). */
+ * by seat number, when there are several: seats with no name, empty ones too).
+ * At the candy table the computer's seats are Mocha's: "Mocha" alone, else
+ * "Mocha", "Mocha 2", "Mocha 3"... in seat order (docs/client.md). */
 export function seatName(room, seat) {
   const info = room && room.seats[seat];
   if (info && info.name) return info.name;
+  if (candyTable() && isComputerSeat(info)) {
+    const nth = room.seats.slice(0, seat + 1).filter(isComputerSeat).length;
+    return nth === 1 ? t("candy.mocha") : t("candy.mochaN", { n: nth });
+  }
   const unnamed = room ? room.seats.filter((s) => !s.name && !s.human).length : 0;
   return unnamed === 1 ? t("table.botOnly") : t("table.botName", { n: seat + 1 });
+}
+
+/** The avatar of a seat: the person's initial, the robot, or Mocha's portrait. */
+export function seatAvatar(info, name) {
+  if (info.human) return h("span", { class: "avatar", "aria-hidden": "true" }, name.slice(0, 1).toUpperCase());
+  if (candyTable() && isComputerSeat(info)) {
+    return h("span", { class: "avatar mocha", "aria-hidden": "true" }, h("img", { class: "mocha-face", src: MOCHA_ART, alt: "" }));
+  }
+  return h("span", { class: "avatar bot", "aria-hidden": "true" }, h("span", { class: "icon icon-robot" }));
+}
+
+/** The "BOT" tag that follows a bot account's name everywhere (docs/bot-api.md):
+ * a program, not a person (the computer's own seats say "Computer" instead). */
+export function botTag(isBot = true) {
+  return isBot ? h("span", { class: "tag tag-botacct", title: t("room.botAccountHint") }, t("room.botAccount")) : null;
 }
 
 /** Actions of ``legal`` that play ``card`` (attack, defend, throw, transfer, show trump). */
@@ -614,7 +642,7 @@ export class TableView {
       if (info.human && !info.connected) status.push(t("table.offline"));
       if (info.away) status.push(t("table.botPlaysFor"));
       const tags = this.tagsFor(seat).map((x) => x[1]);
-      const label = [name, t("table.cardsCount", { n }), ...tags, ...status, toMove ? t("table.toMove") : ""]
+      const label = [name, info.bot_account ? t("room.botAccount") : "", t("table.cardsCount", { n }), ...tags, ...status, toMove ? t("table.toMove") : ""]
         .filter(Boolean)
         .join(", ");
       // An arc: the outer seats sit a little lower than the middle ones.
@@ -632,8 +660,9 @@ export class TableView {
         h(
           "div",
           { class: "opp-head" },
-          h("span", { class: `avatar${info.human ? "" : " bot"}`, "aria-hidden": "true" }, info.human ? name.slice(0, 1).toUpperCase() : h("span", { class: "icon icon-robot" })),
+          seatAvatar(info, name),
           h("span", { class: "opp-name" }, name),
+          botTag(Boolean(info.bot_account)),
           info.bot && !info.human ? h("span", { class: "level" }, t("table.level", { n: info.bot })) : null,
         ),
         // The count is in the seat's name: a bare "5" is not read out.

@@ -103,7 +103,7 @@ const THEME_VARS = {
   "--accent-ink": ["button_text_color"],
 };
 
-let themeApplied = null; // callback(baseTheme) from the app
+let themeApplied = null; // callback(baseTheme) from the app: "midnight" in a dark chat
 
 export function applyTheme(theme) {
   if (!launch || !theme || typeof theme !== "object") return;
@@ -115,7 +115,14 @@ export function applyTheme(theme) {
     if (value) root.style.setProperty(name, value);
     else root.style.removeProperty(name);
   }
-  const css = getComputedStyle(root);
+  matchTelegramColours();
+}
+
+/** Telegram's header and background take the colours of the client's top bar
+ * and felt (again after the table's look changes). */
+export function matchTelegramColours() {
+  if (!launch) return;
+  const css = getComputedStyle(document.documentElement);
   const match = (event, name) => {
     const color = css.getPropertyValue(name).trim();
     if (isColour(color)) postEvent(event, { color });

@@ -1,7 +1,7 @@
 """Post-game analyses (issue 27): one row per finished game and seat.
 
-Revision ID: 0003_analyses
-Revises: 0002_players
+Revision ID: 0004_analyses
+Revises: 0003_bot_accounts
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0003_analyses"
-down_revision = "0002_players"
+revision = "0004_analyses"
+down_revision = "0003_bot_accounts"
 branch_labels = None
 depends_on = None
 
