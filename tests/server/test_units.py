@@ -104,7 +104,9 @@ def test_decode_accepts_every_client_type() -> None:
         "challenge",
         "accept",
         "decline",
+        "hint",
     } == p.CLIENT_TYPES
+    assert p.decode('{"type": "hint"}') == p.Hint()
     # Issue 28's bot API: challenges, and a bot's further connections.
     ch = p.decode('{"type": "challenge", "seat": 1, "bot": "RandomBot"}')
     assert ch == p.Challenge(seat=1, bot="RandomBot")
