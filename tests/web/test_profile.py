@@ -165,7 +165,7 @@ def test_public_page_and_leaderboard(
     page = open_page(PHONE, path=f"player/{mine['public_id']}")
     wait_screen(page, "player")
     page.wait_for_selector("#player-body:not([hidden])")
-    assert page.inner_text("#player-name") == mine["name"]
+    assert page.inner_text("#public-name") == mine["name"]
     assert page.locator("#player-games .game-item").count() >= 2
     # Nothing private: no token anywhere on the page.
     assert player["token"] not in page.content()

@@ -342,7 +342,7 @@ export class Profiles {
   async loadPlayer(id) {
     this.pageError("player", null);
     $("#player-body").hidden = true;
-    fill($("#player-name"));
+    fill($("#public-name"));
     const res = await api(`players/${encodeURIComponent(id)}`, { auth: false });
     if (this.current.id !== id) return;
     if (!res.ok) {
@@ -351,7 +351,7 @@ export class Profiles {
     }
     const p = res.body;
     $("#player-body").hidden = false;
-    $("#player-name").textContent = p.name;
+    $("#public-name").textContent = p.name;
     $("#player-avatar").src = avatarSrc(p.avatar);
     const since = p.joined ? t("profile.since", { date: dateText(p.joined) }) : "";
     $("#player-since").textContent = [since, p.games !== undefined ? `${t("profile.gamesPlayed")}: ${p.games}` : ""].filter(Boolean).join(" · ");
