@@ -32,3 +32,19 @@ def test_every_id_in_the_client_pages_is_unique() -> None:
         assert len(parser.ids) > 10 or page.name != "index.html"
         twice = sorted(i for i, n in parser.ids.items() if n > 1)
         assert not twice, f"{page.name}: ids used more than once: {twice}"
+
+
+def test_every_stylesheet_closes_what_it_opens() -> None:
+    """Seen after a merge: a rule lost its closing brace, and every rule after
+    it (the game viewer's, the profile's) became part of it, so none applied."""
+    import re
+
+    sheets = sorted((STATIC / "css").glob("*.css"))
+    assert sheets
+    for sheet in sheets:
+        text = re.sub(r"/\*.*?\*/", "", sheet.read_text(encoding="utf-8"), flags=re.S)
+        depth = 0
+        for number, line in enumerate(text.split("\n"), 1):
+            depth += line.count("{") - line.count("}")
+            assert depth >= 0, f"{sheet.name}: a brace closes nothing near line {number}"
+        assert depth == 0, f"{sheet.name}: {depth} rule(s) never closed"
