@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import random
+import sqlite3
 import subprocess
 import sys
 import time
@@ -461,6 +462,19 @@ def test_the_bot_flag_survives_a_crash(tmp_path: Path) -> None:
             return code, host.token
 
         code, host_token = run(before())
+        # A lobby's seats are stored a moment after the room frame (queued
+        # writes): the crash comes once the bot's seat is in the database.
+        db = sqlite3.connect(tmp_path / "kozyr.db")
+        deadline = time.monotonic() + 15
+        while (
+            name
+            not in (
+                db.execute("SELECT data FROM rooms WHERE code = ?", (code,)).fetchone() or [""]
+            )[0]
+        ):
+            assert time.monotonic() < deadline, "the bot's seat was never stored"
+            time.sleep(0.05)
+        db.close()
         proc.kill()
         proc.start()
 
