@@ -20,6 +20,10 @@ from kozyr.server.players.candies import COMPUTER, FRIENDS, MIN_MOVES
 from .harness import Client, ServerProcess, http, play_out, run
 
 
+#: Test players move at machine speed: the looser flood limit of the shared server.
+MACHINE_SPEED = ("--rate", "200", "--burst", "200")
+
+
 def bearer(token: str) -> dict[str, str]:
     return {"authorization": f"Bearer {token}"}
 
@@ -196,7 +200,7 @@ def test_leaderboard_lists_rated_players_who_are_not_provisional(server: ServerP
 
 
 def test_transfer_code_moves_the_profile_once_and_is_throttled(tmp_path: Path) -> None:
-    srv = ServerProcess(tmp_path / "kozyr.db").start()
+    srv = ServerProcess(tmp_path / "kozyr.db", "--transfer-burst", "4", *MACHINE_SPEED).start()
     try:
         anna, _ = run(vs_computer(srv, "anna", 13))
         assert anna.token
@@ -225,6 +229,11 @@ def test_transfer_code_moves_the_profile_once_and_is_throttled(tmp_path: Path) -
             status, body = http("POST", srv.url + "/api/claim", {"code": "ABCDEFGH"})
             codes.append(body["error"]["code"])
         assert "unknown_code" in codes and codes[-1] == "rate_limited"
+        # Three codes were asked for above; the burst of 4 allows one more, then one in 10 s.
+        made_now = [http("POST", srv.url + "/api/me/transfer", headers=bearer(anna.token))
+                    for _ in range(3)]  # fmt: skip
+        assert [status for status, _ in made_now][:1] == [201]
+        assert made_now[-1][0] == 429 and made_now[-1][1]["error"]["code"] == "rate_limited"
         assert srv.alive()
     finally:
         srv.stop()
@@ -274,7 +283,7 @@ def test_a_grant_is_kept_exactly_once_across_kill_9(tmp_path: Path) -> None:
     finishing transaction (the room's row still says "playing"), and before it
     (nothing of the finish committed).  Either way the restarted server leaves
     exactly one grant, and the resynced game_over carries it."""
-    srv = ServerProcess(tmp_path / "kozyr.db").start()
+    srv = ServerProcess(tmp_path / "kozyr.db", *MACHINE_SPEED).start()
     try:
         anna, over = run(vs_computer(srv, "anna", 21))
         assert anna.token

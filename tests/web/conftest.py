@@ -48,6 +48,9 @@ WEB_OPTIONS = (
     "100",
     "--burst",
     "200",
+    # Every viewport of the layout audit makes a transfer code from the one address.
+    "--transfer-burst",
+    "100",
 )
 
 

@@ -112,6 +112,12 @@ def add_options(p: argparse.ArgumentParser) -> None:
         help="bot accounts one address may create at once, then one a minute (default 3)",
     )
     p.add_argument(
+        "--transfer-burst",
+        type=float,
+        default=5.0,
+        help="transfer codes one address may make at once, then one every 10 s (default 5)",
+    )
+    p.add_argument(
         "--ws-ping",
         type=float,
         default=15.0,
@@ -229,6 +235,7 @@ def config_from_args(args: argparse.Namespace) -> ServerConfig:
         quick_wait=args.quick_wait,
         challenge_time=args.challenge_time,
         bot_create_burst=args.bot_burst,
+        transfer_burst=args.transfer_burst,
         ws_ping=args.ws_ping or None,
         empty_lobby_timeout=args.empty_lobby_close,
         log_level=args.log_level,

@@ -66,6 +66,9 @@ class ServerConfig:
     challenge_time: float = 20.0
     #: ``POST /api/bots`` per client address: bursts of this many, then one a minute.
     bot_create_burst: float = 3.0
+    #: ``POST /api/me/transfer`` per client address: bursts of this many, then one
+    #: every 10 seconds.
+    transfer_burst: float = 5.0
     #: Multiplies every move clock (tests use a small factor to see timeouts fast).
     move_time_scale: float = 1.0
     log_level: str = "info"

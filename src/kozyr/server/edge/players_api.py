@@ -37,8 +37,9 @@ LANGS = ("en", "ru", "zh", "ja")
 #: Claims per address: 10 at once, then one every 6 seconds (an 8-letter code
 #: has 31^8 ≈ 8.5e11 values: guessing one is hopeless at that pace).
 CLAIM_RATE, CLAIM_BURST = 1 / 6, 10.0
-#: Transfer codes per address: a few at once, then one every 10 seconds.
-TRANSFER_RATE, TRANSFER_BURST = 0.1, 5.0
+#: Transfer codes per address: a few at once (``Config.transfer_burst``), then one
+#: every 10 seconds.
+TRANSFER_RATE = 0.1
 LEADERBOARD_MAX = 100
 
 
@@ -74,7 +75,7 @@ def _seated_in_game(pl: Player) -> bool:
 def players_routes(hub: Hub) -> list[BaseRoute]:
     """The routes, bound to ``hub`` (its store and config)."""
     claims = AddressBuckets(CLAIM_RATE, CLAIM_BURST)
-    transfers = AddressBuckets(TRANSFER_RATE, TRANSFER_BURST)
+    transfers = AddressBuckets(TRANSFER_RATE, hub.config.transfer_burst)
     cap = hub.config.candy_cap
 
     async def me_key(request: Request) -> str | Response:
