@@ -51,6 +51,14 @@ WEB_OPTIONS = (
     # Every viewport of the layout audit makes a transfer code from the one address.
     "--transfer-burst",
     "100",
+    # Post-game analysis (tests/web/test_analysis_panel.py): a small budget so it
+    # takes seconds; one new analysis per player (a second is rate_limited).
+    "--analysis-budget",
+    "60",
+    "--analysis-burst",
+    "1",
+    "--analyses-per-hour",
+    "0.01",
 )
 
 

@@ -52,6 +52,7 @@ from typing import Any
 
 import pytest
 
+from ..server.harness import http
 from .helpers import SHOTS, start_vs_computer, wait_connected, wait_screen, wait_turn
 from .test_client import CHOICE_FRAME, CHOICE_ROOM, DRAW_FRAME
 from .test_profile import with_token
@@ -690,6 +691,49 @@ def test_layout_audit_viewer(
     page.goto(f"{page.url.split('/game/')[0].rstrip('/')}/game/987654321")
     page.wait_for_selector("#viewer-error:not([hidden])")
     problems += audit(page, f"{lang}-viewer-error", key, scrolls=True)
+    assert not problems, f"{key} {lang}:\n" + "\n".join(problems)
+
+
+#: The analysis panel: a phone upright and on its side, a desktop; a language each.
+ANALYSIS_VIEWS = [("phone-360x740", "ru"), ("landscape-844x390", "en"), ("desktop-1280x800", "ja")]
+
+
+@pytest.fixture(scope="module")
+def analysed_game(server: Any, viewed_games: list[dict[str, Any]]) -> dict[str, Any]:
+    """The two-player viewed game with seat 0 analysed (by its player, over HTTP)."""
+    game = viewed_games[0]
+    url = f"{server.url}/api/games/{game['game_id']}/analysis?seat=0"
+    status, body = http("POST", url, headers={"authorization": f"Bearer {game['token']}"})
+    assert status in (200, 202), body
+    deadline = time.monotonic() + 120
+    while body.get("status") != "done":
+        assert time.monotonic() < deadline, body
+        time.sleep(0.3)
+        status, body = http("GET", url)
+    return {**game, "analysis": body["result"]["seats"]["0"]}
+
+
+@pytest.mark.parametrize(("key", "lang"), ANALYSIS_VIEWS)
+def test_layout_audit_analysis(
+    open_page: Any, analysed_game: dict[str, Any], key: str, lang: str
+) -> None:
+    """The viewer's analysis panel with results, at its worst mistake (the two
+    moves side by side) or its first decision; then another seat's, offering
+    Analyse."""
+    decisions = analysed_game["analysis"]["decisions"]
+    order = ["blunder", "mistake", "inaccuracy", "good", "best", "forced"]
+    worst = min(decisions, key=lambda d: order.index(d["label"]))
+    step = worst["index"] + 1
+    path = f"game/{analysed_game['game_id']}?step={step}"
+    page = open_page(VIEWPORTS[key], locale=LOCALES[lang], path=path)
+    page.emulate_media(reduced_motion="reduce")
+    page.wait_for_selector('#viewer-analysis[data-state="done"]')
+    page.wait_for_selector(f'#analysis-move[data-index="{worst["index"]}"]')
+    page.locator("#viewer-analysis").scroll_into_view_if_needed()
+    problems = audit(page, f"{lang}-viewer-analysis-{worst['label']}", key, scrolls=True)
+    page.select_option("#analysis-seat", "1")
+    page.wait_for_selector('#viewer-analysis[data-state="idle"]')
+    problems += audit(page, f"{lang}-viewer-analysis-idle", key, scrolls=True)
     assert not problems, f"{key} {lang}:\n" + "\n".join(problems)
 
 

@@ -2,6 +2,7 @@
 // what it loads. The game's screens (start, room, table) are app.js's.
 
 import { Viewer } from "./viewer.js";
+import { AnalysisPanel } from "./analysis.js";
 import { Profiles } from "./profile.js";
 import { back } from "./routes.js";
 import { t } from "./i18n.js";
@@ -12,6 +13,7 @@ export class Pages {
     this.toast = toast;
     this.current = null; // the page on screen ({kind, id, ...})
     this.viewer = new Viewer({ back: () => this.back(), share: (url) => this.share(url) });
+    this.analysis = new AnalysisPanel(this.viewer);
     this.profiles = new Profiles({ show, toast, back: () => this.back(), relogin, renamed });
   }
 
@@ -46,6 +48,7 @@ export class Pages {
 
   relabel() {
     this.viewer.relabel();
+    this.analysis.relabel();
     this.profiles.relabel();
   }
 }

@@ -112,6 +112,7 @@ export class Viewer {
     fill(this.el.discard);
     fill(this.el.move);
     this.setMarks([]);
+    this.el.analysis.hidden = true; // until the analysis module fills it for this game
     const loading = (this.loading = this.fetchSteps(id));
     const result = await loading;
     if (this.loading !== loading || this.gameId !== id) return; // another game was opened meanwhile

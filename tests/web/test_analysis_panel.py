@@ -1,0 +1,162 @@
+"""The viewer's "Analyse" panel (issue 27) in a real browser against a real
+server (the package's server runs analyses at a budget of 60 iterations, one
+new analysis per player: tests/web/conftest.py): a game played by clicking
+against the computer, opened from the result screen, analysed; the slider's
+ticks, the graph and the played-versus-best box checked against the API's JSON;
+"Next mistake"; a second seat refused as rate limited; a stored analysis read
+again without starting anything."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from ..server.harness import http
+from .helpers import PHONE, play_to_the_end, start_vs_computer, wait_screen
+from .test_viewer import text
+
+MARKED = ("inaccuracy", "mistake", "blunder")
+
+
+def analysis_json(base: str, game_id: int, seat: int) -> dict[str, Any]:
+    status, body = http("GET", f"{base}/api/games/{game_id}/analysis?seat={seat}")
+    assert status == 200 and body["status"] == "done", body
+    return dict(body["result"]["seats"][str(seat)])
+
+
+def pct(chance: float) -> str:
+    return f"{round(chance * 100)}\u00a0%"
+
+
+def step_of(page: Any) -> int:
+    return int(page.get_attribute("#screen-viewer", "data-step"))
+
+
+def check_move_box(page: Any, decision: dict[str, Any]) -> None:
+    """The box at a decision's step shows that decision: its label, the move
+    played with its chance, and (unless it was best) the best with its own."""
+    box = page.locator("#analysis-move")
+    assert box.get_attribute("data-index") == str(decision["index"])
+    assert box.get_attribute("data-label") == decision["label"]
+    played = box.locator(".an-side-played")
+    assert json.loads(played.get_attribute("data-action")) == decision["played"]
+    assert pct(decision["chance_played"]) in played.inner_text()
+    assert text("en", f"analysis.label.{decision['label']}") in box.inner_text()
+    best = box.locator(".an-side-best")
+    if decision["label"] in ("best", "forced"):
+        assert best.count() == 0
+    else:
+        assert json.loads(best.get_attribute("data-action")) == decision["best"]
+        assert pct(decision["chance_best"]) in best.inner_text()
+
+
+def test_play_open_from_the_result_analyse_and_see_the_mistakes(open_page: Any) -> None:
+    page = open_page(PHONE)
+    page.emulate_media(reduced_motion="reduce")
+    start_vs_computer(page, bots=1, deck="24", name="Vera")
+    play_to_the_end(page, limit_s=240)
+    page.wait_for_selector('#result-actions [data-action="open-game"]')
+    game_id = int(page.evaluate("window.kozyr.state.over.game_id"))
+    page.click('#result-actions [data-action="open-game"]')
+    wait_screen(page, "viewer")
+    page.wait_for_selector('#screen-viewer[data-state="ready"]')
+    base = page.url.split("/game/")[0]
+    token = page.evaluate("JSON.parse(localStorage.getItem('kozyr.token'))")
+    status, mine = http("GET", f"{base}/api/me/games", headers={"authorization": f"Bearer {token}"})
+    assert status == 200
+    seat = next(g["seat"] for g in mine["games"] if g["game_id"] == game_id)
+
+    # Your own seat is chosen; nothing is stored yet: the Analyse button.
+    page.wait_for_selector('#viewer-analysis[data-state="idle"]')
+    assert page.input_value("#analysis-seat") == str(seat)
+    assert "(you)" in page.locator("#analysis-seat option:checked").inner_text()
+    page.click("#analysis-start")
+    page.wait_for_selector('#viewer-analysis[data-state="done"]', timeout=90_000)
+
+    result = analysis_json(base, game_id, seat)
+    decisions = result["decisions"]
+    assert decisions, "a whole game without one decision"
+    marked = [d for d in decisions if d["label"] in MARKED]
+    # Ticks on the slider: one per inaccuracy, mistake or blunder, at its step.
+    ticks = page.locator("#viewer-marks .vmark")
+    assert ticks.count() == len(marked)
+    assert sorted(int(s) for s in ticks.evaluate_all("els => els.map(e => e.dataset.step)")) == [
+        d["index"] + 1 for d in marked
+    ]
+    for label in MARKED:
+        chip = page.locator(f'.an-chip[data-label="{label}"]')
+        assert chip.get_attribute("data-count") == str(sum(d["label"] == label for d in decisions))
+    # The graph: one point per decision; a click on one opens its step.
+    dots = page.locator("#analysis-graph circle.an-dot")
+    assert dots.count() == len(decisions)
+    middle = decisions[len(decisions) // 2]
+    dot = page.locator(f'#analysis-graph circle.an-dot[data-step="{middle["index"] + 1}"]')
+    page.locator("#analysis-graph").scroll_into_view_if_needed()
+    box = dot.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_selector(f'#screen-viewer[data-step="{middle["index"] + 1}"]')
+    check_move_box(page, middle)
+    # Next mistake from the deal: each marked step in turn, then back to the first.
+    page.keyboard.press("Home")
+    page.wait_for_selector('#screen-viewer[data-step="0"]')
+    if marked:
+        for d in marked[:3]:
+            page.click("#analysis-next")
+            page.wait_for_selector(f'#screen-viewer[data-step="{d["index"] + 1}"]')
+            check_move_box(page, d)
+            assert f"step={d['index'] + 1}" in page.url
+        page.keyboard.press("End")
+        page.keyboard.press("n")  # the shortcut: wraps to the first
+        page.wait_for_selector(f'#screen-viewer[data-step="{marked[0]["index"] + 1}"]')
+    else:
+        assert page.locator("#analysis-next").is_disabled()
+
+    # The other seat: not stored, and this player's one new analysis is spent.
+    other = 1 - seat
+    page.select_option("#analysis-seat", str(other))
+    page.wait_for_selector('#viewer-analysis[data-state="idle"]')
+    assert page.locator("#viewer-marks .vmark").count() == 0
+    page.click("#analysis-start")
+    page.wait_for_selector('#analysis-status[data-code="rate_limited"]')
+    message = page.inner_text("#analysis-status")
+    assert message.startswith("You have asked for many analyses. Try again in ")
+    assert page.get_attribute("#viewer-analysis", "data-state") == "error"
+
+    # Opened again (a reload): the stored analysis comes back at once, nothing is posted.
+    posts: list[str] = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    page.reload()
+    page.wait_for_selector('#viewer-analysis[data-state="done"]')
+    assert page.locator("#analysis-graph circle.an-dot").count() == len(decisions)
+    assert page.locator("#viewer-marks .vmark").count() == len(marked)
+    assert not [u for u in posts if "/analysis" in u]
+
+
+def test_a_stranger_reads_a_stored_analysis_in_russian(open_page: Any, server: Any) -> None:
+    """Someone who did not play the game (another token) sees the stored
+    analysis of a person's seat without asking for one, in their language, and
+    a link to a step opens its judged move."""
+    from .test_viewer import finished_game
+
+    game = finished_game(server, 21, "Mila")
+    auth = {"authorization": f"Bearer {game['token']}"}
+    url = f"{server.url}/api/games/{game['game_id']}/analysis?seat=0"
+    status, body = http("POST", url, headers=auth)
+    assert status in (200, 202), body
+    deadline = time.monotonic() + 90
+    while body.get("status") != "done":
+        assert time.monotonic() < deadline, body
+        time.sleep(0.3)
+        status, body = http("GET", url)
+    decisions = body["result"]["seats"]["0"]["decisions"]
+    page = open_page(PHONE, locale="ru-RU", path=f"game/{game['game_id']}")
+    page.wait_for_selector('#viewer-analysis[data-state="done"]')
+    assert page.input_value("#analysis-seat") == "0"
+    assert text("ru", "analysis.title") in page.inner_text("#viewer-analysis")
+    assert page.locator("#analysis-graph circle.an-dot").count() == len(decisions)
+    first = decisions[0]
+    page.goto(f"{server.url}/game/{game['game_id']}?step={first['index'] + 1}")
+    page.wait_for_selector('#viewer-analysis[data-state="done"]')
+    page.wait_for_selector(f'#analysis-move[data-index="{first["index"]}"]')
+    assert text("ru", f"analysis.label.{first['label']}") in page.inner_text("#analysis-move")
