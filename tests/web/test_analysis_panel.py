@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from ..server.harness import http
-from .helpers import PHONE, play_to_the_end, start_vs_computer, wait_screen
+from .helpers import PHONE, play_to_the_end, shot, start_vs_computer, wait_screen
 from .test_viewer import text
 
 MARKED = ("inaccuracy", "mistake", "blunder")
@@ -71,6 +71,8 @@ def test_play_open_from_the_result_analyse_and_see_the_mistakes(open_page: Any) 
     page.wait_for_selector('#viewer-analysis[data-state="idle"]')
     assert page.input_value("#analysis-seat") == str(seat)
     assert "(you)" in page.locator("#analysis-seat option:checked").inner_text()
+    page.locator("#viewer-analysis").scroll_into_view_if_needed()
+    shot(page, "analysis-phone-idle")
     page.click("#analysis-start")
     page.wait_for_selector('#viewer-analysis[data-state="done"]', timeout=90_000)
 
@@ -106,6 +108,7 @@ def test_play_open_from_the_result_analyse_and_see_the_mistakes(open_page: Any) 
             page.wait_for_selector(f'#screen-viewer[data-step="{d["index"] + 1}"]')
             check_move_box(page, d)
             assert f"step={d['index'] + 1}" in page.url
+        shot(page, "analysis-phone-mistake")
         page.keyboard.press("End")
         page.keyboard.press("n")  # the shortcut: wraps to the first
         page.wait_for_selector(f'#screen-viewer[data-step="{marked[0]["index"] + 1}"]')
@@ -122,6 +125,7 @@ def test_play_open_from_the_result_analyse_and_see_the_mistakes(open_page: Any) 
     message = page.inner_text("#analysis-status")
     assert message.startswith("You have asked for many analyses. Try again in ")
     assert page.get_attribute("#viewer-analysis", "data-state") == "error"
+    shot(page, "analysis-phone-rate-limited")
 
     # Opened again (a reload): the stored analysis comes back at once, nothing is posted.
     posts: list[str] = []
