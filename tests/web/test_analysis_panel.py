@@ -9,6 +9,7 @@ again without starting anything, also by someone else in another language."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from ..server.harness import http
@@ -123,10 +124,16 @@ def test_play_open_from_the_result_analyse_and_see_the_mistakes(open_page: Any) 
     page.select_option("#analysis-seat", str(other))
     page.wait_for_selector('#viewer-analysis[data-state="idle"]')
     assert page.locator("#viewer-marks .vmark").count() == 0
-    page.click("#analysis-start")
+    with page.expect_response(lambda r: "/analysis" in r.url and r.request.method == "POST") as got:
+        page.click("#analysis-start")
+    refusal = got.value.json()["error"]
+    assert got.value.status == 429 and refusal["code"] == "rate_limited"
     page.wait_for_selector('#analysis-status[data-code="rate_limited"]')
-    message = page.inner_text("#analysis-status")
-    assert message.startswith("You have asked for many analyses. Try again in ")
+    # 0.01 analyses an hour: the wait is about 100 hours, said in hours.
+    wait = f"{math.ceil(refusal['retry_after'] / 3600)} h"
+    assert page.inner_text("#analysis-status") == text(
+        "en", "analysis.error.rate_limited", wait=wait
+    )
     assert page.get_attribute("#viewer-analysis", "data-state") == "error"
     shot(page, "analysis-phone-rate-limited")
 
@@ -150,3 +157,11 @@ def test_play_open_from_the_result_analyse_and_see_the_mistakes(open_page: Any) 
     other_page.wait_for_selector(f'#analysis-move[data-index="{first["index"]}"]')
     label = text("ru", f"analysis.label.{first['label']}")
     assert label in other_page.inner_text("#analysis-move")
+    # Another language chosen on the page: the panel follows, results kept.
+    other_page.select_option("#lang-select", "ja")
+    other_page.wait_for_function(
+        "t => document.querySelector('#viewer-analysis h2').textContent === t",
+        arg=text("ja", "analysis.title"),
+    )
+    assert text("ja", f"analysis.label.{first['label']}") in other_page.inner_text("#analysis-move")
+    assert other_page.locator("#viewer-marks .vmark").count() == len(marked)

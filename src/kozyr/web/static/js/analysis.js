@@ -25,10 +25,12 @@ const PAD = 6;
 const pct = (chance) => `${Math.round(chance * 100)}\u00a0%`;
 const isBot = (name) => typeof name === "string" && /^bot level \d+$/.test(name);
 
-/** A wait in words: "40 s", "3 min". */
+/** A wait in words: "40 s", "3 min", "2 h". */
 export function waitText(seconds) {
   const s = Math.max(1, Math.ceil(Number(seconds) || 1));
-  return s < 90 ? t("analysis.seconds", { n: s }) : t("analysis.minutes", { n: Math.ceil(s / 60) });
+  if (s < 90) return t("analysis.seconds", { n: s });
+  if (s < 90 * 60) return t("analysis.minutes", { n: Math.ceil(s / 60) });
+  return t("analysis.hours", { n: Math.ceil(s / 3600) });
 }
 
 function svg(tag, attrs = {}) {
