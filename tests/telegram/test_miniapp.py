@@ -207,7 +207,7 @@ def test_leave_a_friends_game_in_telegram_and_come_back_to_the_seat(
 def test_a_shared_game_opens_in_the_viewer_inside_the_mini_app(tg_server, browser) -> None:
     """A link with the start parameter ``game_ID_STEP`` opens the finished game's
     viewer at that step in the Mini App, in the Telegram user's language; the
-    step follows in the URL; Telegram's Back button goes home."""
+    step follows in the URL; Analyse works there; Telegram's Back button goes home."""
     from concurrent.futures import ThreadPoolExecutor
 
     from ..server.harness import Client, http, play_out, run
@@ -245,6 +245,20 @@ def test_a_shared_game_opens_in_the_viewer_inside_the_mini_app(tg_server, browse
     page.wait_for_selector('#screen-viewer[data-state="ready"][data-step="5"]')
     assert f"/game/{game_id}?step=5" in page.url
     shot(page, "telegram-mini-app-viewer")
+    # Analyse inside the Mini App (issue 27): Olga's token is her Telegram login's;
+    # lena's seat (the one person at the table) is chosen; the panel speaks Russian.
+    page.wait_for_selector('#viewer-analysis[data-state="idle"]')
+    assert page.input_value("#analysis-seat") == "0"
+    page.click("#analysis-start")
+    page.wait_for_selector('#viewer-analysis[data-state="done"]', timeout=90_000)
+    status, stored = http("GET", f"{tg_server.url}/api/games/{game_id}/analysis?seat=0")
+    assert status == 200 and stored["status"] == "done"
+    decisions = stored["result"]["seats"]["0"]["decisions"]
+    assert page.locator("#analysis-graph circle.an-dot").count() == len(decisions)
+    marked = [d for d in decisions if d["label"] in ("inaccuracy", "mistake", "blunder")]
+    assert page.locator("#viewer-marks .vmark").count() == len(marked)
+    assert "Разбор" in page.inner_text("#viewer-analysis")
+    shot(page, "telegram-mini-app-analysis")
     page.evaluate("window.Telegram.WebView.receiveEvent('back_button_pressed', {})")
     wait_screen(page, "start")
     assert "/game/" not in page.url
