@@ -77,6 +77,9 @@ def test_play_open_from_the_result_analyse_and_see_the_mistakes(open_page: Any) 
     page.on("request", lambda r: asked.append(r.method) if "/analysis" in r.url else None)
     page.click("#analysis-start")
     page.wait_for_selector('#viewer-analysis[data-state="done"]', timeout=90_000)
+    # The keyboard focus was on Analyse (gone now): it moved on, not to the page.
+    focus = page.evaluate("document.activeElement.id")
+    assert focus in ("analysis-next", "analysis-seat"), focus
     # Posted once (202: it runs), then polled with GET until it was done.
     assert asked[0] == "POST" and asked.count("POST") == 1 and "GET" in asked[1:], asked
 

@@ -159,10 +159,14 @@ export class AnalysisPanel {
       return;
     }
     if (status === "queued" || status === "running") {
+      const was = this.phase;
       this.phase = "running";
       this.progress = { done: body.done || 0, total: body.total || 0 };
       this.message = { key: status === "queued" ? "analysis.queued" : "analysis.running" };
-      this.render();
+      const line = this.panel.querySelector("#analysis-status");
+      // While it runs only the status line changes (the same live region, read out).
+      if (was === "running" && line) fill(line, [...this.statusLine().childNodes]);
+      else this.render();
       this.timer = setTimeout(() => {
         this.timer = null;
         if (gen === this.gen) this.fetchStatus(gen);
@@ -225,11 +229,19 @@ export class AnalysisPanel {
     this.panel.hidden = false;
     this.panel.dataset.state = this.phase;
     this.panel.dataset.seat = String(this.seat);
+    // The panel is redrawn whole: the keyboard focus stays on the same control,
+    // or moves from Analyse (gone once done) to Next mistake or the seat chooser.
+    const active = document.activeElement;
+    const focused = active && this.panel.contains(active) ? active.id : null;
     const head = h("div", { class: "an-head" }, h("h2", { class: "an-title" }, t("analysis.title")), this.seatPicker(), this.button());
     const parts = [head, this.statusLine()];
     if (this.phase === "done") parts.push(this.summary(), this.graph(), this.moveBox(), this.nextButton());
     fill(this.panel, parts);
     if (this.phase === "done") this.showStep(this.viewer.index);
+    if (focused) {
+      const next = this.panel.querySelector(`#${focused}`) || this.panel.querySelector("#analysis-next:not([disabled])") || this.panel.querySelector("#analysis-seat");
+      if (next) next.focus({ preventScroll: true });
+    }
   }
 
   seatPicker() {
@@ -242,10 +254,11 @@ export class AnalysisPanel {
 
   button() {
     if (this.phase === "done" || this.phase === "waiting") return null;
+    // aria-disabled, not disabled, while it runs: a disabled button would drop the focus.
     const busy = this.phase === "running";
     return h(
       "button",
-      { type: "button", id: "analysis-start", class: "small", disabled: busy, "aria-busy": busy ? "true" : null, onclick: () => this.start() },
+      { type: "button", id: "analysis-start", class: "small", "aria-disabled": busy ? "true" : null, "aria-busy": busy ? "true" : null, onclick: () => this.start() },
       busy ? t("analysis.working") : t("analysis.button"),
     );
   }
