@@ -19,7 +19,6 @@ from kozyr.server.players.candies import COMPUTER, FRIENDS, MIN_MOVES
 
 from .harness import Client, ServerProcess, http, play_out, run
 
-
 #: Test players move at machine speed: the looser flood limit of the shared server.
 MACHINE_SPEED = ("--rate", "200", "--burst", "200")
 
