@@ -3,6 +3,7 @@
 
 import { Viewer } from "./viewer.js";
 import { Profiles } from "./profile.js";
+import { Puzzles } from "./puzzles.js";
 import { back } from "./routes.js";
 import { t } from "./i18n.js";
 
@@ -13,6 +14,7 @@ export class Pages {
     this.current = null; // the page on screen ({kind, id, ...})
     this.viewer = new Viewer({ back: () => this.back(), share: (url) => this.share(url) });
     this.profiles = new Profiles({ show, toast, back: () => this.back(), relogin, renamed });
+    this.puzzles = new Puzzles({ show });
   }
 
   back() {
@@ -30,6 +32,10 @@ export class Pages {
       return;
     }
     this.viewer.stop();
+    if (page.kind === "puzzles") {
+      this.puzzles.open(page.id);
+      return;
+    }
     this.profiles.open(page);
   }
 
@@ -47,5 +53,6 @@ export class Pages {
   relabel() {
     this.viewer.relabel();
     this.profiles.relabel();
+    if (this.puzzles.puzzle) this.puzzles.render();
   }
 }
