@@ -51,9 +51,14 @@ export class Puzzles {
   /** Show /puzzles (``id`` null: the puzzle of the day). */
   async open(id) {
     this.show("puzzles");
-    if (this.puzzle && this.puzzle.id === id && id !== null) return;
+    // route() runs again for the same page (a language change, a reconnect):
+    // the puzzle on screen, or the one being fetched, stays.
+    const want = id === null ? "/daily" : `/${encodeURIComponent(id)}`;
+    if (this.wanted === want) return;
+    this.wanted = want;
     this.error(null);
-    const res = await api(id === null ? "/daily" : `/${encodeURIComponent(id)}`);
+    const res = await api(want);
+    if (this.wanted !== want) return; // another puzzle was asked for meanwhile
     if (!res.ok) {
       this.puzzle = null;
       fill($("#puzzle-board"));
@@ -200,7 +205,13 @@ export class Puzzles {
       h(
         "div",
         { class: "puzzle-middle" },
-        h("div", { class: "puzzle-trump" }, h("span", { class: "pcard", html: cardSVG(v.trump) }), h("span", { class: "hint" }, t("puzzles.trump"))),
+        h(
+          "div",
+          { class: "puzzle-trump" },
+          h("span", { class: "pcard", html: cardSVG(v.trump) }),
+          h("span", { class: "hint" }, t("puzzles.trump")),
+          h("span", { class: "hint puzzle-discard" }, t("puzzles.discarded", { n: v.discard })),
+        ),
         h("div", { class: "puzzle-table", "aria-label": t("puzzles.table") }, table.length ? table : h("span", { class: "hint" }, t("puzzles.emptyTable"))),
       ),
       h(
