@@ -73,6 +73,7 @@ export class Puzzles {
   start() {
     this.moves = [];
     this.failed = false;
+    this.finished = false; // solved, or a wrong move made: no more moves until Try again
     this.position = this.puzzle.position;
     this.feedback(null);
     this.render();
@@ -123,7 +124,8 @@ export class Puzzles {
       if (r.result === "solved") this.solved();
       this.feedback(r.result, action, r);
     }
-    this.render(r.result === "wrong" || r.result === "solved");
+    this.finished = r.result === "wrong" || r.result === "solved";
+    this.render();
   }
 
   solved() {
@@ -165,7 +167,7 @@ export class Puzzles {
     el.textContent = text || "";
   }
 
-  render(finished = false) {
+  render() {
     const p = this.puzzle;
     const v = this.position;
     const s = stats();
@@ -198,7 +200,7 @@ export class Puzzles {
       ),
     );
     const mine = sortHand(v.hands[p.seat], trumpSuit);
-    const legal = finished ? [] : v.legal;
+    const legal = this.finished ? [] : v.legal;
     fill(
       $("#puzzle-board"),
       ...seats,
