@@ -116,6 +116,9 @@ def mine(seed: int, games: int, out: Path) -> None:
         p = mine_game(rules, deal_seed, rng)
         if p is not None:
             found.append(p)
+        if (g + 1) % 100 == 0:  # a part stopped early keeps what it found
+            meta = {"seed": seed, "games": g + 1, "wall_s": round(time.perf_counter() - start, 1)}
+            dump(found, out, meta)
         if (g + 1) % 20 == 0:
             print(
                 f"{g + 1} games, {len(found)} puzzles, {time.perf_counter() - start:.0f} s",
