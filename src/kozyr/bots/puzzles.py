@@ -104,6 +104,7 @@ class Judge:
         if state.phase == OVER or state.to_move is None or not two_sided(state):
             return None
         out = []
+        self.solver.nodes = 0  # the budget is per question; the table is kept
         try:
             for act in state.legal_actions():
                 child = state.copy()
@@ -114,25 +115,42 @@ class Judge:
         return out
 
     def best(self, state: GameState) -> Action:
-        """The solver's move for the seat to move (the first of its best ones)."""
-        legal = state.legal_actions()
+        """The solver's move for the seat to move: the first (in the solver's
+        order, the heuristic's choice first) of its best ones.
+
+        Why not :meth:`values`: the side to move needs one move of the best
+        value, not every move's exact value, and null-window questions ("is
+        this move worth at least / at most v?") cut far sooner."""
+        legal = self.solver.ordered(state)
         if len(legal) == 1:
             return legal[0]
-        values = self.values(state)
-        if values is None:
-            raise PuzzleError("the solver cannot settle this position")
         to_move = state.to_move
         assert to_move is not None
         mine = state.team[to_move] == state.team[self.seat]
-        top = (max if mine else min)(v for _, v in values)
-        return next(a for a, v in values if v == top)
+        self.solver.nodes = 0
+        try:
+            for goal in (1.0, 0.5) if mine else (0.0, 0.5):
+                for act in legal:
+                    child = state.copy()
+                    child.do(act)
+                    if mine and self.solver.value(child, goal - 0.25, goal) >= goal:
+                        return act
+                    if not mine and self.solver.value(child, goal, goal + 0.25) <= goal:
+                        return act
+        except OutOfBudget:
+            raise PuzzleError("the solver cannot settle this position") from None
+        return legal[0]  # every move is worth the worst value
 
     def line(self, state: GameState, limit: int = MAX_LINE) -> list[Action]:
-        """Best play by both sides from ``state`` to the end (at most ``limit`` plies)."""
+        """Best play by both sides from ``state`` to the end (at most ``limit``
+        plies, and cut short where the solver runs out of budget)."""
         s = state.copy()
         out: list[Action] = []
         while s.phase != OVER and len(out) < limit:
-            act = self.best(s)
+            try:
+                act = self.best(s)
+            except PuzzleError:
+                break  # a question too big for the budget: the line stops here
             s.do(act)
             out.append(act)
         return out

@@ -147,9 +147,9 @@ export class Puzzles {
     if (!kind) return fill(box);
     const lines = [];
     if (kind === "wrong") {
-      const durak = r.durak === this.puzzle.seat ? t("puzzles.youDurak") : t("puzzles.endsDurak", { who: this.who(r.durak) });
       lines.push(h("p", { class: "puzzle-verdict" }, t("puzzles.wrong")));
-      lines.push(h("p", {}, durak));
+      if (r.durak === this.puzzle.seat) lines.push(h("p", {}, t("puzzles.youDurak")));
+      else if (r.durak !== null) lines.push(h("p", {}, t("puzzles.endsDurak", { who: this.who(r.durak) })));
       lines.push(
         h("ol", { class: "puzzle-line" }, r.line.map((a) => h("li", { html: `<b>${this.who(a.seat)}</b>: ${actionHTML(a)}` }))),
       );
