@@ -80,8 +80,16 @@ def test_the_only_move_by_fresh_solvers() -> None:
 
 
 def test_playing_the_solution_solves_and_a_wrong_move_loses() -> None:
-    rng = random.Random(27)
-    for p in rng.sample(SHIPPED, min(12, len(SHIPPED))):
+    check_play(random.Random(27).sample(SHIPPED, min(12, len(SHIPPED))))
+
+
+@pytest.mark.slow
+def test_every_puzzle_plays_out() -> None:
+    check_play(list(SHIPPED))
+
+
+def check_play(sample: list[Puzzle]) -> None:
+    for p in sample:
         mine = player_moves(p)
         for k in range(1, len(mine)):
             assert puzzles.play(p, mine[:k])["result"] == "right", p.id
