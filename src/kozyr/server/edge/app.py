@@ -19,10 +19,12 @@ Routes (docs/protocol.md has the details):
 * profiles, history, candies, ratings, leaderboard (:mod:`.players_api`):
   ``/api/me``, ``/api/me/games``, ``/api/me/transfer``, ``/api/claim``,
   ``/api/players/{public_id}``, ``/api/leaderboard``.
+* puzzles (:mod:`.puzzle_routes`): ``/api/puzzles``, ``/api/puzzles/daily``,
+  ``/api/puzzles/{id}``, ``/api/puzzles/{id}/move``.
 * what extensions add (:mod:`.extension`): ``POST /api/telegram/login`` and
   ``PUT /api/telegram/auto`` for Telegram Mini App players (docs/telegram.md).
 * ``WS /ws`` — the game protocol.
-* ``/game/{id}``, ``/player/{public_id}``, ``/me``, ``/me/games``, ``/leaderboard``
+* ``/game/{id}``, ``/player/{public_id}``, ``/me``, ``/me/games``, ``/leaderboard``, ``/puzzles``
   — the client's own pages (its ``index.html`` with a ``<base>``, so that the
   client's relative links still work; js/routes.js).
 * ``/`` — the browser client from ``src/kozyr/web/static`` when it exists
@@ -60,6 +62,7 @@ from .extension import Extension
 from .http import bearer_token, decode, read_body
 from .http import error as _error
 from .players_api import players_routes
+from .puzzle_routes import puzzle_routes
 from .ratelimit import AddressBuckets
 from .static import CLIENT_PAGES, ClientFiles
 from .steps import GameSteps
@@ -341,6 +344,7 @@ def create_app(config: ServerConfig, extensions: Sequence[Extension] = ()) -> St
         Route("/api/me/results", my_results),
         *bot_routes(hub, config),
         *players_routes(hub),
+        *puzzle_routes(),
         *(route for extension in extensions for route in extension.routes(hub)),
         WebSocketRoute("/ws", ws_endpoint),
     ]

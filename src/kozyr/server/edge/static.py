@@ -77,6 +77,7 @@ CLIENT_PAGES = (
     "/me",
     "/me/games",
     "/leaderboard",
+    "/puzzles",
 )
 
 # href="..." and src="..." in the pages (single or double quotes).

@@ -4,6 +4,7 @@
 import { Viewer } from "./viewer.js";
 import { AnalysisPanel } from "./analysis.js";
 import { Profiles } from "./profile.js";
+import { Puzzles } from "./puzzles.js";
 import { back } from "./routes.js";
 import { t } from "./i18n.js";
 
@@ -15,6 +16,7 @@ export class Pages {
     this.viewer = new Viewer({ back: () => this.back(), share: (url) => this.share(url) });
     this.analysis = new AnalysisPanel(this.viewer);
     this.profiles = new Profiles({ show, toast, back: () => this.back(), relogin, renamed });
+    this.puzzles = new Puzzles({ show });
   }
 
   back() {
@@ -32,6 +34,10 @@ export class Pages {
       return;
     }
     this.viewer.stop();
+    if (page.kind === "puzzles") {
+      this.puzzles.open(page.id);
+      return;
+    }
     this.profiles.open(page);
   }
 
@@ -50,5 +56,6 @@ export class Pages {
     this.viewer.relabel();
     this.analysis.relabel();
     this.profiles.relabel();
+    if (this.puzzles.puzzle) this.puzzles.render();
   }
 }

@@ -1,5 +1,5 @@
 // The client's own pages (web/README.md, "Pages"): /game/{id}, /player/{id},
-// /me, /me/games and /leaderboard. The server answers each of those paths with
+// /me, /me/games, /leaderboard and /puzzles. The server answers each of those paths with
 // index.html and a <base href> back to the root, so relative links and
 // fetch("api/...") work there as at "/"; this module reads the path and moves
 // between pages with the History API (no reload: inside Telegram a reload
@@ -36,6 +36,7 @@ export function currentPage() {
   if (rel === "me") return { kind: "me" };
   if (rel === "me/games") return { kind: "games" };
   if (rel === "leaderboard") return { kind: "leaderboard" };
+  if (rel === "puzzles") return { kind: "puzzles", id: url.searchParams.get("id") };
   return null;
 }
 
@@ -45,6 +46,7 @@ export function pagePath(kind, id, params = {}) {
     me: "me",
     games: "me/games",
     leaderboard: "leaderboard",
+    puzzles: "puzzles",
     home: "",
   }[kind];
   const url = new URL(base, ROOT);

@@ -1,0 +1,116 @@
+"""HTTP routes of Durak puzzles (issue 27 §5; docs/puzzles.md):
+
+* ``GET /api/puzzles`` — every puzzle's id, level, hardness and tags (no positions).
+* ``GET /api/puzzles/daily`` — the puzzle of the day (UTC), as ``GET /api/puzzles/{id}``.
+* ``GET /api/puzzles/{id}`` — the position the player sees, never the solution.
+* ``POST /api/puzzles/{id}/move`` ``{"actions": [...]}`` — the player's moves from
+  the position, in order: ``right`` (with the opponent's replies), ``solved``, or
+  ``wrong`` with the line the losing move leads to.  Refusals: 404
+  ``no_such_puzzle``, 400 ``bad_json`` / ``invalid_message`` / ``illegal_move``,
+  413 ``too_large``, 429 ``rate_limited``.
+
+The server keeps no puzzle state: the page sends all its moves each time and the
+solver judges them (a puzzle's position is small: milliseconds).  Solving runs in
+a worker thread so the event loop keeps serving games.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import msgspec
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from kozyr.bots import puzzles
+from kozyr.engine.actions import Action, ActionError
+
+from .. import protocol as proto
+from .http import decode, error, read_body
+from .ratelimit import AddressBuckets
+
+#: Moves judged per address: 40 at once, then 4 a second.
+MOVE_RATE, MOVE_BURST = 4.0, 40.0
+BODY_LIMIT = 8192
+
+
+class MoveBody(msgspec.Struct, forbid_unknown_fields=True):
+    actions: list[dict[str, Any]]
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _puzzle(request: Request) -> puzzles.Puzzle | None:
+    text = request.path_params["puzzle_id"]
+    return puzzles.by_id(text) if len(text) <= 40 else None
+
+
+def _missing() -> Response:
+    return error(404, "no_such_puzzle", "there is no puzzle with that id")
+
+
+def puzzle_routes() -> list[BaseRoute]:
+    buckets = AddressBuckets(MOVE_RATE, MOVE_BURST)
+
+    async def index(request: Request) -> Response:
+        rows = [
+            {"id": p.id, "level": p.level, "hardness": p.hardness, "tags": p.tags}
+            for p in puzzles.shipped()
+        ]
+        return JSONResponse({"count": len(rows), "puzzles": rows})
+
+    async def daily(request: Request) -> Response:
+        day = int(time.time() // 86400)
+        try:
+            p = puzzles.daily(day)
+        except puzzles.PuzzleError:
+            return _missing()
+        data = await run_in_threadpool(puzzles.public_json, p)
+        data["day"] = day
+        return JSONResponse(data)
+
+    async def one(request: Request) -> Response:
+        p = _puzzle(request)
+        if p is None:
+            return _missing()
+        return JSONResponse(await run_in_threadpool(puzzles.public_json, p))
+
+    async def move(request: Request) -> Response:
+        p = _puzzle(request)
+        if p is None:
+            return _missing()
+        if not buckets.allow(_address(request)):
+            return error(429, proto.Code.RATE_LIMITED, "too many moves: wait a moment",
+                         retry_after=round(1 / MOVE_RATE, 2))  # fmt: skip
+        raw = await read_body(request, BODY_LIMIT)
+        if raw is None:
+            return error(413, proto.Code.TOO_BIG, f"a move request is at most {BODY_LIMIT} bytes")
+        try:
+            body = decode(raw, MoveBody)
+        except msgspec.ValidationError as exc:
+            return error(400, proto.Code.INVALID, f'expected {{"actions": [...]}}: {exc}')
+        except proto.ProtocolError as exc:
+            return error(400, exc.code, exc.message)
+        try:
+            actions = [Action.from_json(a) for a in body.actions]
+        except ActionError as exc:
+            return error(400, "illegal_move", str(exc))
+        if len(actions) > puzzles.MAX_MOVES * 4:
+            return error(400, "illegal_move", "more moves than any puzzle needs")
+        try:
+            result = await run_in_threadpool(puzzles.play, p, actions)
+        except puzzles.PuzzleError as exc:
+            return error(400, "illegal_move", str(exc))
+        return JSONResponse(result)
+
+    return [
+        Route("/api/puzzles", index, methods=["GET"]),
+        Route("/api/puzzles/daily", daily, methods=["GET"]),
+        Route("/api/puzzles/{puzzle_id}", one, methods=["GET"]),
+        Route("/api/puzzles/{puzzle_id}/move", move, methods=["POST"]),
+    ]

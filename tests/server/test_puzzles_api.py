@@ -1,0 +1,96 @@
+"""The puzzles' HTTP API against a real server (docs/puzzles.md, "API"): the list,
+the puzzle of the day, a puzzle without its solution, right / solved / wrong
+moves, and every bad request refused with a clear code while the server stays up."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+from kozyr.bots import puzzles
+
+from .harness import ServerProcess, http
+
+
+def solution_moves(p: puzzles.Puzzle) -> list[dict[str, Any]]:
+    return [a.to_json() for a in map(puzzles.decode, p.solution) if a.seat == p.seat]
+
+
+def pick(moves: int) -> puzzles.Puzzle:
+    return next(p for p in puzzles.shipped() if p.moves == moves)
+
+
+def test_list_daily_and_one_puzzle(server: ServerProcess) -> None:
+    status, listing = http("GET", f"{server.url}/api/puzzles")
+    assert status == 200 and listing["count"] == len(puzzles.shipped()) >= 500
+    row = listing["puzzles"][0]
+    assert set(row) == {"id", "level", "hardness", "tags"}
+    status, daily = http("GET", f"{server.url}/api/puzzles/daily")
+    assert status == 200 and daily["id"] in {r["id"] for r in listing["puzzles"]}
+    p = puzzles.by_id(daily["id"])
+    assert p is not None and daily["level"] != "hard"
+    status, same = http("GET", f"{server.url}/api/puzzles/{daily['id']}")
+    assert status == 200 and same["position"] == daily["position"]
+    text = json.dumps(same)
+    assert "solution" not in same and '"actions"' not in text
+    assert same["position"]["all_known"] is True
+    assert same["position"]["to_move"] == same["seat"] == p.seat
+
+
+def test_solving_move_by_move(server: ServerProcess) -> None:
+    p = pick(2)
+    mine = solution_moves(p)
+    url = f"{server.url}/api/puzzles/{p.id}/move"
+    status, first = http("POST", url, {"actions": mine[:1]})
+    assert status == 200 and first["result"] == "right", first
+    assert all(a["seat"] != p.seat for a in first["replies"])
+    assert first["position"]["to_move"] == p.seat and first["position"]["legal"]
+    status, done = http("POST", url, {"actions": mine})
+    assert status == 200 and done["result"] == "solved", done
+
+
+def test_a_wrong_move_shows_where_it_leads(server: ServerProcess) -> None:
+    p = pick(1)
+    right = solution_moves(p)[0]
+    legal = [a.to_json() for a in p.position().legal_actions()]
+    wrong = next(a for a in legal if a != right)
+    status, out = http("POST", f"{server.url}/api/puzzles/{p.id}/move", {"actions": [wrong]})
+    assert status == 200 and out["result"] == "wrong"
+    assert out["durak"] == p.seat and out["line"]
+    assert out["position"]["result"] is None or out["position"]["phase"] != "over"
+
+
+def test_bad_requests_are_refused_clearly(server: ServerProcess) -> None:
+    p = puzzles.shipped()[0]
+    url = f"{server.url}/api/puzzles/{p.id}/move"
+    assert http("GET", f"{server.url}/api/puzzles/nope")[1]["error"]["code"] == "no_such_puzzle"
+    assert http("GET", f"{server.url}/api/puzzles/{'9' * 60}")[0] == 404
+    status, body = http("POST", f"{server.url}/api/puzzles/nope/move", {"actions": []})
+    assert status == 404 and body["error"]["code"] == "no_such_puzzle"
+    other = puzzles.decode(p.solution[0])._replace(seat=(p.seat + 1) % p.rules.players)
+    cases = [
+        ({"actions": [other.to_json()]}, "illegal_move"),
+        ({"actions": [{"seat": p.seat, "type": "attack", "cards": ["ZZ"]}]}, "illegal_move"),
+        ({"actions": [{"seat": p.seat, "type": "fly"}]}, "illegal_move"),
+        ({"actions": "take"}, "invalid_message"),
+        ({"moves": []}, "invalid_message"),
+        ({"actions": [solution_moves(p)[0]] * 40}, "illegal_move"),
+    ]
+    for body_in, code in cases:
+        status, body = http("POST", url, body_in)
+        assert status == 400 and body["error"]["code"] == code, (body_in, body)
+    req = urllib.request.Request(url, data=b"{nope", method="POST")
+    try:
+        urllib.request.urlopen(req, timeout=10)
+        raise AssertionError("bad JSON was accepted")
+    except urllib.error.HTTPError as exc:
+        with exc:
+            assert exc.code == 400
+            assert json.loads(exc.read())["error"]["code"] == "bad_json"
+    status, body = http("POST", url, {"actions": [{"seat": 0, "type": "pass"}] * 2000})
+    assert status == 413 and body["error"]["code"] == "too_big"
+    # Nothing changed: the puzzle still starts where it did, and the server answers.
+    status, again = http("GET", f"{server.url}/api/puzzles/{p.id}")
+    assert status == 200 and again == puzzles.public_json(p)
