@@ -3,7 +3,9 @@ engine and C core, which installs into a fresh virtual environment and gives a
 working ``kozyr`` and ``import kozyr`` with no warnings.
 
 Slow by nature (a mypyc compile, a venv, an install: about two to three
-minutes on the 2-core machine), so it builds once per module.  It builds
+minutes on the 2-core machine), so it builds once per module, and the tests
+that need the built wheel are marked slow: ``./test -m slow tests/test_wheel.py``
+(the two about the build hook run by default).  It builds
 without isolation (the dev extra pins hatchling, mypy and setuptools as
 ``[build-system]`` does), so it needs no download of build tools; installing
 the wheel's dependencies uses pip's cache or PyPI.  Skipped without a C
@@ -87,6 +89,7 @@ print(json.dumps({
 
 
 @needs_cc
+@pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_the_wheel_holds_the_compiled_modules_and_the_web_client(built):
     assert built["wheel"].name.startswith("kozyr-0.1.0-cp3")  # a platform wheel
@@ -103,6 +106,7 @@ def test_the_wheel_holds_the_compiled_modules_and_the_web_client(built):
 
 
 @needs_cc
+@pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_the_installed_wheel_imports_compiled_with_no_warning(built):
     python = built["venv"] / "bin" / "python"
@@ -116,6 +120,7 @@ def test_the_installed_wheel_imports_compiled_with_no_warning(built):
 
 
 @needs_cc
+@pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_install_times_do_not_warn_but_an_edited_source_does(built):
     """Sources newer than their compiled modules (as an install may leave them)
@@ -139,6 +144,7 @@ def test_install_times_do_not_warn_but_an_edited_source_does(built):
 
 
 @needs_cc
+@pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_kozyr_replay_and_play_work_from_the_wheel(built):
     kozyr = built["venv"] / "bin" / "kozyr"
@@ -154,6 +160,7 @@ def test_kozyr_replay_and_play_work_from_the_wheel(built):
 
 
 @needs_cc
+@pytest.mark.slow
 @pytest.mark.timeout(1800)
 def test_kozyr_serve_from_the_wheel_serves_the_web_client(built):
     kozyr = built["venv"] / "bin" / "kozyr"

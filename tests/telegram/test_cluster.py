@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import random
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,14 @@ from .fake_api import FakeBotAPI, group, user
 from .test_bot import buttons
 
 LEASE = "1.5"
+
+
+@pytest.fixture(autouse=True)
+def _collect_here() -> Iterator[None]:
+    """Sockets a failed start leaves behind are collected in this module's
+    teardown, so their warning names the test that left them, not a later one."""
+    yield
+    gc.collect()
 
 
 class TelegramCluster:

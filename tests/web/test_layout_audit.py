@@ -73,7 +73,35 @@ LANGUAGE_LOOK = {"en": "classic", "ru": "classic", "ja": "candy"}
 #: ... and the other look, picked by the player, on a subset of the viewports.
 OTHER_LOOKS = [("en", "candy"), ("ru", "candy"), ("ja", "classic")]
 OTHER_LOOK_VIEWPORTS = ["phone-360x740", "landscape-844x390", "desktop-1280x800"]
+#: ... of which the default run takes one viewport per language.
+OTHER_LOOK_BY_DEFAULT = {("phone-360x740", "en"), ("landscape-844x390", "ja"),
+                         ("desktop-1280x800", "ru")}  # fmt: skip
 AUDIT_SHOTS = SHOTS / "audit"
+#: The default run audits every viewport once, in a language each (the three
+#: languages twice each); the rest of each matrix is marked slow and runs with
+#: ``./test -m slow tests/web/test_layout_audit.py`` (docs/architecture.md).
+EVERY_VIEWPORT_ONCE = {
+    ("phone-360x740", "ru"),
+    ("phone-390x844", "ja"),
+    ("landscape-844x390", "en"),
+    ("tablet-768x1024", "ja"),
+    ("desktop-1280x800", "ru"),
+    ("desktop-1920x1080", "en"),
+}
+
+
+def full_matrix(pairs: list[tuple[str, Any]], default: set[tuple[str, Any]]) -> list[Any]:
+    """``pairs`` as pytest params: those in ``default`` run by default, the others
+    are marked slow."""
+    return [
+        pytest.param(*pair, marks=() if pair in default else pytest.mark.slow) for pair in pairs
+    ]
+
+
+#: Every viewport in every language.
+VIEWPORT_LANGUAGE = full_matrix(
+    [(key, lang) for key in VIEWPORTS for lang in LOCALES], EVERY_VIEWPORT_ONCE
+)
 MIN_TAP = 44
 
 AUDIT = """([minTap, scrolls, root]) => {
@@ -591,8 +619,7 @@ def audit_everything(page: Any, prefix: str, key: str) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("lang", list(LOCALES))
-@pytest.mark.parametrize("key", list(VIEWPORTS))
+@pytest.mark.parametrize(("key", "lang"), VIEWPORT_LANGUAGE)
 def test_layout_audit(open_page: Any, key: str, lang: str) -> None:
     """Every scene of SCENES at one viewport in one language, in the look the
     language starts with (LANGUAGE_LOOK: Japanese audits the candy table on
@@ -606,8 +633,17 @@ def test_layout_audit(open_page: Any, key: str, lang: str) -> None:
     assert not problems, f"{key} {lang}:\n" + "\n".join(problems)
 
 
-@pytest.mark.parametrize(("lang", "look"), OTHER_LOOKS)
-@pytest.mark.parametrize("key", OTHER_LOOK_VIEWPORTS)
+@pytest.mark.parametrize(
+    ("key", "lang", "look"),
+    [
+        pytest.param(
+            key, lang, look,
+            marks=() if (key, lang) in OTHER_LOOK_BY_DEFAULT else pytest.mark.slow,
+        )
+        for key in OTHER_LOOK_VIEWPORTS
+        for lang, look in OTHER_LOOKS
+    ],
+)  # fmt: skip
 def test_layout_audit_in_the_other_look(open_page: Any, key: str, lang: str, look: str) -> None:
     """The look a language does not start with, picked by the player (issue 26):
     the candy table in English and Russian (Mocha's name and portrait in the
@@ -663,8 +699,7 @@ def busiest_step(game: dict[str, Any]) -> int:
     return max(range(len(steps)), key=weight)
 
 
-@pytest.mark.parametrize("lang", list(LOCALES))
-@pytest.mark.parametrize("key", list(VIEWPORTS))
+@pytest.mark.parametrize(("key", "lang"), VIEWPORT_LANGUAGE)
 def test_layout_audit_viewer(
     open_page: Any, viewed_games: list[dict[str, Any]], key: str, lang: str
 ) -> None:
@@ -745,8 +780,7 @@ def profile_player(server: Any) -> dict[str, Any]:
     return first
 
 
-@pytest.mark.parametrize("lang", list(LOCALES))
-@pytest.mark.parametrize("key", list(VIEWPORTS))
+@pytest.mark.parametrize(("key", "lang"), VIEWPORT_LANGUAGE)
 def test_layout_audit_profiles(
     open_page: Any, server: Any, profile_player: dict[str, Any], key: str, lang: str
 ) -> None:
