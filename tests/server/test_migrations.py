@@ -11,13 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, func, inspect, select, text
 from sqlalchemy.engine import Engine
 
 from kozyr.server.storage import baseline
-from kozyr.server.storage.migrate import BASELINE, HEAD, current, head, upgrade
+from kozyr.server.storage.migrate import BASELINE, HEAD, _config, current, head, upgrade
 from kozyr.server.storage.schema import metadata
 from kozyr.server.storage.store import make_engine
 
@@ -220,3 +221,37 @@ def test_legacy_databases_upgrading_together_keep_everything(tmp_path: Path) -> 
     _fill_legacy(make_engine(url))
     _upgrade_together(url, 3)
     _check_kept(make_engine(url))
+
+
+def test_puzzle_progress_arrives_on_a_database_at_0004(tmp_path: Path) -> None:
+    """0004 (analyses) to 0005 (puzzle progress): a profile and an analysis made
+    before stay, the new tables start empty, and a downgrade drops them again."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'at4.db'}")
+    upgrade(engine, "0004_analyses")
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO players (key, name, created_at, public_id, avatar)"
+                " VALUES ('k1', 'anna', 1.0, 'pubanna001', 'fox')"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO analyses (game_id, seat, status, owner, done, total, budget, seed,"
+                " result, created_at, updated_at)"
+                " VALUES (7, 0, 'done', 'p1', 3, 3, 100, 1, '{}', 1.0, 2.0)"
+            )
+        )
+    upgrade(engine)
+    with engine.connect() as conn:
+        assert current(conn) == HEAD == "0005_puzzle_progress"
+        assert conn.execute(text("SELECT name FROM players")).scalars().all() == ["anna"]
+        assert conn.execute(text("SELECT status FROM analyses")).scalars().all() == ["done"]
+        for table in ("puzzle_tries", "puzzle_streaks"):
+            assert conn.execute(text(f"SELECT count(*) FROM {table}")).scalar() == 0
+    _no_drift(engine)
+    with engine.begin() as conn:
+        command.downgrade(_config(conn), "0004_analyses")
+    with engine.connect() as conn:
+        assert "puzzle_tries" not in inspect(conn).get_table_names()
+    engine.dispose()

@@ -4,14 +4,16 @@ moves, and every bad request refused with a clear code while the server stays up
 
 from __future__ import annotations
 
+import hashlib
 import json
+import sqlite3
 import urllib.error
 import urllib.request
 from typing import Any
 
 from kozyr.bots import puzzles
 
-from .harness import ServerProcess, http
+from .harness import Client, ServerProcess, http, run
 
 
 def solution_moves(p: puzzles.Puzzle) -> list[dict[str, Any]]:
@@ -94,3 +96,82 @@ def test_bad_requests_are_refused_clearly(server: ServerProcess) -> None:
     # Nothing changed: the puzzle still starts where it did, and the server answers.
     status, again = http("GET", f"{server.url}/api/puzzles/{p.id}")
     assert status == 200 and again == puzzles.public_json(p)
+
+
+def _guest(server: ServerProcess, name: str) -> str:
+    """A new player's token (a profile from the first hello)."""
+
+    async def hello() -> str:
+        c = Client(server.ws_url, name)
+        await c.connect()
+        await c.close()
+        assert c.token
+        return c.token
+
+    return run(hello())
+
+
+def test_progress_is_kept_with_the_profile(server: ServerProcess) -> None:
+    """With a token, wrong and solved answers count with the profile: a clean
+    first solve adds to the streak, a wrong move sets it to 0, a solve after a
+    wrong move counts as solved but not in the streak, a second solve changes
+    nothing; GET /api/me/puzzles gives it back, and deleting the profile erases it."""
+    token = _guest(server, "puzzler")
+    auth = {"authorization": f"Bearer {token}"}
+    easy = [p for p in puzzles.shipped() if p.moves == 1]
+    a, b, c = easy[:3]
+
+    def post(p: puzzles.Puzzle, actions: list[dict[str, Any]]) -> dict[str, Any]:
+        status, out = http("POST", f"{server.url}/api/puzzles/{p.id}/move",
+                           {"actions": actions}, headers=auth)  # fmt: skip
+        assert status == 200, out
+        return out
+
+    def wrong_of(p: puzzles.Puzzle) -> dict[str, Any]:
+        right = solution_moves(p)[0]
+        return next(x.to_json() for x in p.position().legal_actions() if x.to_json() != right)
+
+    status, start = http("GET", f"{server.url}/api/me/puzzles", headers=auth)
+    assert status == 200 and start == {"solved": 0, "streak": 0, "best_streak": 0, "ids": []}
+    out = post(a, solution_moves(a))
+    assert out["result"] == "solved"
+    assert out["progress"] == {"solved": 1, "streak": 1, "best_streak": 1, "ids": [a.id]}
+    assert post(b, solution_moves(b))["progress"]["streak"] == 2
+    assert post(a, solution_moves(a))["progress"]["streak"] == 2  # solved before: no change
+    out = post(c, [wrong_of(c)])
+    assert out["result"] == "wrong"
+    assert out["progress"] == {"solved": 2, "streak": 0, "best_streak": 2, "ids": [a.id, b.id]}
+    out = post(c, solution_moves(c))  # after a wrong move: solved, not in the streak
+    assert out["progress"]["solved"] == 3 and out["progress"]["streak"] == 0
+    status, kept = http("GET", f"{server.url}/api/me/puzzles", headers=auth)
+    assert status == 200 and kept == out["progress"]
+    # Without a token nothing is counted; an unknown token gets null progress.
+    status, anon = http("POST", f"{server.url}/api/puzzles/{a.id}/move",
+                        {"actions": solution_moves(a)})  # fmt: skip
+    assert status == 200 and "progress" not in anon
+    nobody = {"authorization": "Bearer nobody"}
+    status, ghost = http("POST", f"{server.url}/api/puzzles/{a.id}/move",
+                         {"actions": solution_moves(a)}, headers=nobody)  # fmt: skip
+    assert status == 200 and ghost["progress"] is None
+    status, body = http("GET", f"{server.url}/api/me/puzzles")
+    assert status == 401 and body["error"]["code"] == "no_token"
+    status, body = http(
+        "GET", f"{server.url}/api/me/puzzles", headers={"authorization": "Bearer nobody"}
+    )
+    assert status == 404 and body["error"]["code"] == "no_such_player"
+    status, _ = http("DELETE", f"{server.url}/api/me", headers=auth)
+    assert status == 200
+    assert _others_only(server.db, key_of(token))
+
+
+def key_of(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _others_only(db: Any, key: str) -> bool:
+    """No puzzle row of ``key`` is left (other tests' players may have some)."""
+    with sqlite3.connect(db) as conn:
+        return all(
+            conn.execute(f"SELECT count(*) FROM {t} WHERE player = ?", (key,)).fetchone()[0] == 0
+            for t in ("puzzle_tries", "puzzle_streaks")
+        )

@@ -13,8 +13,10 @@ import pytest
 
 from kozyr.bots import puzzles
 
+from ..server.harness import http
 from .helpers import DESKTOP, PHONE, shot, wait_screen
 from .test_layout_audit import VIEWPORTS, audit
+from .test_profile import with_token
 from .test_viewer import LOCALES, text
 
 
@@ -74,6 +76,21 @@ def test_solve_one_and_fail_one_on_a_phone(open_page: Any, server: Any) -> None:
     click_action(page, right)
     page.wait_for_selector(
         '#puzzle-feedback[data-result="right"], #puzzle-feedback[data-result="solved"]'
+    )
+
+    # The progress is the profile's: another browser with the same token (a
+    # transfer code's, say) shows it, and Next skips the solved puzzle there too.
+    token = page.evaluate("JSON.parse(localStorage.getItem('kozyr.token'))")
+    status, mine = http("GET", f"{server.url}/api/me/puzzles",
+                        headers={"authorization": f"Bearer {token}"})  # fmt: skip
+    assert status == 200 and two.id in mine["ids"] and mine["streak"] == 0
+    other = open_page(DESKTOP)
+    with_token(other, server, token, f"puzzles?id={two.id}")
+    wait_screen(other, "puzzles")
+    other.wait_for_selector("#puzzle-board .puzzle-move")
+    expect = stats_text(other, mine["solved"], 0)
+    other.wait_for_function(
+        "(want) => document.querySelector('#puzzle-stats').textContent === want", arg=expect
     )
 
 

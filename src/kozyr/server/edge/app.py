@@ -20,7 +20,7 @@ Routes (docs/protocol.md has the details):
   ``/api/me``, ``/api/me/games``, ``/api/me/transfer``, ``/api/claim``,
   ``/api/players/{public_id}``, ``/api/leaderboard``.
 * puzzles (:mod:`.puzzle_routes`): ``/api/puzzles``, ``/api/puzzles/daily``,
-  ``/api/puzzles/{id}``, ``/api/puzzles/{id}/move``.
+  ``/api/puzzles/{id}``, ``/api/puzzles/{id}/move``, ``/api/me/puzzles``.
 * what extensions add (:mod:`.extension`): ``POST /api/telegram/login`` and
   ``PUT /api/telegram/auto`` for Telegram Mini App players (docs/telegram.md).
 * ``WS /ws`` — the game protocol.
@@ -344,7 +344,7 @@ def create_app(config: ServerConfig, extensions: Sequence[Extension] = ()) -> St
         Route("/api/me/results", my_results),
         *bot_routes(hub, config),
         *players_routes(hub),
-        *puzzle_routes(),
+        *puzzle_routes(hub),
         *(route for extension in extensions for route in extension.routes(hub)),
         WebSocketRoute("/ws", ws_endpoint),
     ]

@@ -7,11 +7,16 @@
   the position, in order: ``right`` (with the opponent's replies), ``solved``, or
   ``wrong`` with the line the losing move leads to.  Refusals: 404
   ``no_such_puzzle``, 400 ``bad_json`` / ``invalid_message`` / ``illegal_move``,
-  413 ``too_large``, 429 ``rate_limited``.
+  413 ``too_large``, 429 ``rate_limited``.  With ``Authorization: Bearer
+  <token>`` a ``wrong`` or ``solved`` answer is counted with the player's
+  profile and the answer carries ``"progress"`` (null for an unknown token).
+* ``GET /api/me/puzzles`` (Bearer) — ``{"solved", "streak", "best_streak",
+  "ids"}``; 401 ``no_token``, 404 ``no_such_player``.
 
-The server keeps no puzzle state: the page sends all its moves each time and the
-solver judges them (a puzzle's position is small: milliseconds).  Solving runs in
-a worker thread so the event loop keeps serving games.
+The server keeps no state of a puzzle being solved: the page sends all its moves
+each time and the solver judges them (a puzzle's position is small:
+milliseconds).  Solving runs in a worker thread so the event loop keeps serving
+games.  Only the progress (:mod:`..players.puzzle_progress`) is stored.
 """
 
 from __future__ import annotations
@@ -29,7 +34,9 @@ from kozyr.bots import puzzles
 from kozyr.engine.actions import Action, ActionError
 
 from .. import protocol as proto
-from .http import decode, error, read_body
+from ..players import puzzle_progress
+from ..tables.lobby import Hub, player_key
+from .http import bearer_token, decode, error, read_body
 from .ratelimit import AddressBuckets
 
 #: Moves judged per address: 40 at once, then 4 a second.
@@ -54,7 +61,8 @@ def _missing() -> Response:
     return error(404, "no_such_puzzle", "there is no puzzle with that id")
 
 
-def puzzle_routes() -> list[BaseRoute]:
+def puzzle_routes(hub: Hub) -> list[BaseRoute]:
+    """The routes; progress is stored through ``hub``'s store."""
     buckets = AddressBuckets(MOVE_RATE, MOVE_BURST)
 
     async def index(request: Request) -> Response:
@@ -106,11 +114,29 @@ def puzzle_routes() -> list[BaseRoute]:
             result = await run_in_threadpool(puzzles.play, p, actions)
         except puzzles.PuzzleError as exc:
             return error(400, "illegal_move", str(exc))
+        token = bearer_token(request)
+        outcome = result.get("result")
+        if token is not None and outcome in ("wrong", "solved"):
+            key, now = player_key(token), time.time()
+            result["progress"] = await hub.store.call(
+                lambda c: puzzle_progress.record(c, key, p.id, outcome, now)
+            )
         return JSONResponse(result)
+
+    async def mine(request: Request) -> Response:
+        token = bearer_token(request)
+        if token is None:
+            return error(401, "no_token", "send Authorization: Bearer <your token>")
+        key = player_key(token)
+        found = await hub.store.call(lambda c: puzzle_progress.progress(c, key), read_only=True)
+        if found is None:
+            return error(404, "no_such_player", "that token is unknown")
+        return JSONResponse(found)
 
     return [
         Route("/api/puzzles", index, methods=["GET"]),
         Route("/api/puzzles/daily", daily, methods=["GET"]),
         Route("/api/puzzles/{puzzle_id}", one, methods=["GET"]),
         Route("/api/puzzles/{puzzle_id}/move", move, methods=["POST"]),
+        Route("/api/me/puzzles", mine, methods=["GET"]),
     ]

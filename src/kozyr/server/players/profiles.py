@@ -21,6 +21,8 @@ from ..storage.schema import (
     game_seats,
     games,
     players,
+    puzzle_streaks,
+    puzzle_tries,
     ratings,
     results,
     telegram_users,
@@ -268,9 +270,9 @@ def claim_transfer(conn: Connection, code: str, now: float) -> tuple[str, str | 
 # ------------------------------------------------------------ erasing
 def delete_profile(conn: Connection, key: str) -> bool:
     """Erase a profile: its name, avatar, candies, ratings, record against the
-    computer, transfer codes and Telegram binding.  In other people's histories
-    its seats become "deleted player"; the records of finished games stay
-    replayable (the name in them is replaced)."""
+    computer, puzzle progress, transfer codes and Telegram binding.  In other
+    people's histories its seats become "deleted player"; the records of
+    finished games stay replayable (the name in them is replaced)."""
     if _row(conn, key) is None:
         return False
     gs = game_seats.c
@@ -286,7 +288,8 @@ def delete_profile(conn: Connection, key: str) -> bool:
             text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
             conn.execute(update(games).where(games.c.id == game_id).values(record=text))
     conn.execute(update(game_seats).where(gs.player == key).values(player=None))
-    for table in (candy_grants, ratings, results, transfer_codes, telegram_users):
+    for table in (candy_grants, ratings, results, transfer_codes, telegram_users,
+                  puzzle_tries, puzzle_streaks):  # fmt: skip
         conn.execute(delete(table).where(table.c.player == key))
     conn.execute(delete(players).where(players.c.key == key))
     return True

@@ -35,7 +35,7 @@ BASELINE = "0001_baseline"
 #: The newest revision (a test checks it is Alembic's head).  A database already
 #: there is recognised without loading Alembic, which costs seconds at start on
 #: a busy machine; only a start that has something to upgrade loads it.
-HEAD = "0004_analyses"
+HEAD = "0005_puzzle_progress"
 
 #: Key of the PostgreSQL advisory lock held while the schema is migrated.
 _SCHEMA_LOCK = 0x6B6F7A7972

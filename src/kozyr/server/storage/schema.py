@@ -252,6 +252,28 @@ transfer_codes = Table(
     Column("used", Boolean, nullable=False, default=False),
 )
 
+#: Puzzles (issue 27 §5, docs/puzzles.md): a row per player and puzzle tried
+#: with a token: whether a wrong move was ever made on it, and when it was solved.
+puzzle_tries = Table(
+    "puzzle_tries",
+    metadata,
+    Column("player", String(64), primary_key=True),
+    Column("puzzle", String(40), primary_key=True),
+    Column("failed", Boolean, nullable=False, default=False, server_default=false()),
+    Column("solved_at", Float),
+    Column("first_at", Float, nullable=False),
+)
+
+#: Puzzles solved in a row without a wrong move (now and the best so far).
+puzzle_streaks = Table(
+    "puzzle_streaks",
+    metadata,
+    Column("player", String(64), primary_key=True),
+    Column("streak", Integer, nullable=False),
+    Column("best", Integer, nullable=False),
+    Column("updated_at", Float, nullable=False),
+)
+
 
 def seated_keys(data: dict[str, Any]) -> list[str]:
     """The keys of the people in a room's stored ``data``: seated, or watching

@@ -1,8 +1,10 @@
 // Durak puzzles (/puzzles, issue 27 §5; docs/puzzles.md): the puzzle of the day
 // or /puzzles?id=..., solved move by move against the server's solver
 // (GET /api/puzzles/{id}, POST /api/puzzles/{id}/move). The page sends all the
-// player's moves each time: the server keeps no state. The solved count and the
-// streak live in this browser (localStorage), with the profile's token or not.
+// player's moves each time: the server keeps no state of a puzzle being solved.
+// The solved count and the streak are the profile's when this browser has a
+// token (GET /api/me/puzzles; each wrong or solved answer carries the new
+// progress), else this browser's (localStorage).
 
 import { $, fill, h } from "./dom.js";
 import { cardLabelHTML, cardSVG, sortHand, suitOf } from "./cards.js";
@@ -11,10 +13,13 @@ import { store } from "./store.js";
 import { go, pagePath } from "./routes.js";
 
 /** GET or POST the puzzles API; ``{ok, status, body}`` (never throws). */
-async function api(path, body) {
-  const init = body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
+async function api(path, body, base = "api/puzzles") {
+  const headers = {};
+  const token = store.get("token");
+  if (token) headers.authorization = `Bearer ${token}`;
+  const init = body === undefined ? { headers } : { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(body) };
   try {
-    const res = await fetch(`api/puzzles${path}`, init);
+    const res = await fetch(`${base}${path}`, init);
     return { ok: res.ok, status: res.status, body: await res.json().catch(() => null) };
   } catch {
     return { ok: false, status: 0, body: null };
@@ -29,8 +34,10 @@ export function actionHTML(a) {
   return t(key, { cards: cardsHTML(a.cards || []), card: a.card ? cardLabelHTML(a.card) : "", target: a.target ? cardLabelHTML(a.target) : "" });
 }
 
-/** The solved puzzles and the streak (this browser). */
-export function stats() {
+/** The solved puzzles and the streak: the profile's (``progress`` from the
+ *  server) when there is one, else this browser's. */
+export function stats(progress = null) {
+  if (progress) return { solved: progress.ids, streak: progress.streak };
   const solved = store.get("puzzles.solved", []);
   return { solved: Array.isArray(solved) ? solved : [], streak: Number(store.get("puzzles.streak", 0)) || 0 };
 }
@@ -43,6 +50,7 @@ export class Puzzles {
     this.failed = false; // a wrong move was made on this puzzle
     this.busy = false;
     this.list = null;
+    this.progress = null; // the profile's progress (null: none, or no token)
     $("#puzzle-next").addEventListener("click", () => this.next());
     $("#puzzle-retry").addEventListener("click", () => this.retry());
     $("#puzzle-daily").addEventListener("click", () => go(pagePath("puzzles")));
@@ -57,7 +65,7 @@ export class Puzzles {
     if (this.wanted === want) return;
     this.wanted = want;
     this.error(null);
-    const res = await api(want);
+    const [res] = await Promise.all([api(want), this.loadProgress()]);
     if (this.wanted !== want) return; // another puzzle was asked for meanwhile
     if (!res.ok) {
       this.puzzle = null;
@@ -68,6 +76,16 @@ export class Puzzles {
     this.puzzle = res.body;
     this.daily = id === null;
     this.start();
+  }
+
+  /** The profile's progress, when this browser has a token with a profile. */
+  async loadProgress() {
+    if (!store.get("token")) {
+      this.progress = null;
+      return;
+    }
+    const res = await api("/puzzles", undefined, "api/me");
+    this.progress = res.ok && res.body ? res.body : null;
   }
 
   start() {
@@ -92,7 +110,7 @@ export class Puzzles {
       }
       this.list = res.body.puzzles;
     }
-    const solved = new Set(stats().solved);
+    const solved = new Set(stats(this.progress).solved);
     const at = this.puzzle ? this.list.findIndex((p) => p.id === this.puzzle.id) : -1;
     for (let k = 1; k <= this.list.length; k++) {
       const p = this.list[(at + k) % this.list.length];
@@ -115,6 +133,7 @@ export class Puzzles {
     }
     const r = res.body;
     this.position = r.position;
+    if (r.progress) this.progress = r.progress;
     if (r.result === "wrong") {
       this.failed = true;
       store.set("puzzles.streak", 0);
@@ -170,7 +189,7 @@ export class Puzzles {
   render() {
     const p = this.puzzle;
     const v = this.position;
-    const s = stats();
+    const s = stats(this.progress);
     $("#puzzle-stats").textContent = t("puzzles.stats", { solved: s.solved.length, streak: s.streak });
     $("#puzzle-kind").textContent = this.daily ? t("puzzles.daily") : t("puzzles.number", { id: p.id });
     const tags = [t(`rules.values.variant.${p.tags.variant}`), t("puzzles.players", { n: p.tags.players }), t(`puzzles.level.${p.level}`)];
