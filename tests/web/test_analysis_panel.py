@@ -14,7 +14,7 @@ from typing import Any
 
 from ..server.harness import http
 from .helpers import PHONE, play_to_the_end, shot, start_vs_computer, wait_screen
-from .test_viewer import text
+from .test_viewer import I18N, text
 
 MARKED = ("inaccuracy", "mistake", "blunder")
 
@@ -95,7 +95,11 @@ def test_play_open_from_the_result_analyse_and_see_the_mistakes(open_page: Any) 
     ]
     for label in MARKED:
         chip = page.locator(f'.an-chip[data-label="{label}"]')
-        assert chip.get_attribute("data-count") == str(sum(d["label"] == label for d in decisions))
+        n = sum(d["label"] == label for d in decisions)
+        assert chip.get_attribute("data-count") == str(n)
+        forms = json.loads((I18N / "en.json").read_text())["analysis"]["labels"][label]
+        word = forms["one"] if n == 1 else forms["other"]  # "1 mistake", "2 mistakes"
+        assert chip.inner_text().split() == [str(n), *word.split()]
     # The graph: one point per decision; a click on one opens its step.
     dots = page.locator("#analysis-graph circle.an-dot")
     assert dots.count() == len(decisions)

@@ -93,7 +93,8 @@ def test_whole_game_against_bots_by_clicking(open_page: Any) -> None:
 
     # The first move with the keyboard: focus a lit card (or button), press Enter.
     before = version(page)
-    target = page.locator("#hand .hcard.playable, #actions button").first
+    # (not the Hint button: it asks for a hint, which is no move)
+    target = page.locator('#hand .hcard.playable, #actions button:not([data-action="hint"])').first
     target.focus()
     page.keyboard.press("Enter")
     if page.locator("#actions .choice").count():

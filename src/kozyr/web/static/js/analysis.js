@@ -287,7 +287,7 @@ export class AnalysisPanel {
     const r = this.result;
     const count = (label) => r.decisions.filter((d) => d.label === label).length;
     const chips = MARKED.map((label) =>
-      h("li", { class: `an-chip an-${label}`, dataset: { label, count: String(count(label)) } }, h("b", {}, String(count(label))), " ", t(`analysis.labels.${label}`)),
+      h("li", { class: `an-chip an-${label}`, dataset: { label, count: String(count(label)) } }, h("b", {}, String(count(label))), " ", t(`analysis.labels.${label}`, { n: count(label) })),
     );
     const acc = r.accuracy === null || r.accuracy === undefined ? "—" : `${Number(r.accuracy).toFixed(1)}\u00a0%`;
     return h(
