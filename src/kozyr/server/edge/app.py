@@ -59,7 +59,7 @@ from .analysis_routes import analysis_routes
 from .bots import bot_routes
 from .connection import Connection
 from .extension import Extension
-from .http import bearer_token, decode, read_body
+from .http import bearer_token, client_address, decode, read_body
 from .http import error as _error
 from .players_api import players_routes
 from .puzzle_routes import puzzle_routes
@@ -186,7 +186,7 @@ def create_app(config: ServerConfig, extensions: Sequence[Extension] = ()) -> St
         return Response(hub.metrics_text(), media_type=METRICS_TYPE)
 
     async def create_room(request: Request) -> Response:
-        if not room_buckets.allow(request.client.host if request.client else "unknown"):
+        if not room_buckets.allow(client_address(request)):
             return _error(429, p.Code.RATE_LIMITED, "too many rooms created; wait a little")
         raw = await read_body(request, config.max_message)
         if raw is None:

@@ -16,7 +16,7 @@ from ..config import ServerConfig
 from ..tables.bot_accounts import BOT_MAX_GAMES, CREATE_EVERY, NameTaken
 from ..tables.lobby import Hub, check_name
 from ..telemetry import log
-from .http import decode, error, read_body
+from .http import client_address, decode, error, read_body
 from .ratelimit import AddressBuckets
 
 
@@ -32,7 +32,7 @@ def bot_routes(hub: Hub, config: ServerConfig) -> list[BaseRoute]:
     buckets = AddressBuckets(1.0 / CREATE_EVERY, burst)
 
     async def create_bot(request: Request) -> Response:
-        address = request.client.host if request.client else "unknown"
+        address = client_address(request)
         raw = await read_body(request, config.max_message)
         if raw is None:
             return error(413, p.Code.TOO_BIG, f"bodies are at most {config.max_message} bytes")

@@ -1,5 +1,6 @@
 """What every HTTP route answers with: the JSON error body, a body read up to a
-limit, a body decoded into a struct, the bearer token of a request.
+limit, a body decoded into a struct, the bearer token and the client's address
+(the key of the per-address throttles) of a request.
 
 The routes of ``app.py`` and of ``telegram_api.py`` share these, so the same bad
 input gets the same answer everywhere (docs/protocol.md, "HTTP errors")."""
@@ -51,3 +52,8 @@ def bearer_token(request: Request) -> str | None:
     """The token of ``Authorization: Bearer <token>``, or None without one."""
     auth = request.headers.get("authorization", "")
     return auth[7:].strip() if auth.lower().startswith("bearer ") else None
+
+
+def client_address(request: Request) -> str:
+    """The client's address, the key of the per-address throttles."""
+    return request.client.host if request.client else "unknown"

@@ -29,7 +29,7 @@ from ..players.ids import AVATARS, new_transfer_code, normalise_code, valid_publ
 from ..players.ratings import VARIANTS
 from ..tables.lobby import Hub, check_name, player_key
 from ..tables.rooms import Player
-from .http import bearer_token, decode, read_body
+from .http import bearer_token, client_address, decode, read_body
 from .http import error as _error
 from .ratelimit import AddressBuckets
 
@@ -60,10 +60,6 @@ def _limit(request: Request, default: int, most: int) -> int | Response:
     if not raw.isdigit() or not 1 <= int(raw) <= most:
         return _error(400, "bad_limit", f"limit is a whole number from 1 to {most}")
     return int(raw)
-
-
-def _address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
 
 
 def _seated_in_game(pl: Player) -> bool:
@@ -170,7 +166,7 @@ def players_routes(hub: Hub) -> list[BaseRoute]:
         return unknown() if found is None else JSONResponse(found)
 
     async def transfer(request: Request, key: str) -> Response:
-        if not transfers.allow(_address(request)):
+        if not transfers.allow(client_address(request)):
             return _error(429, p.Code.RATE_LIMITED, "too many codes asked for; wait a little",
                           retry_after=10)  # fmt: skip
         token = bearer_token(request)
@@ -190,7 +186,7 @@ def players_routes(hub: Hub) -> list[BaseRoute]:
         )
 
     async def claim(request: Request) -> Response:
-        if not claims.allow(_address(request)):
+        if not claims.allow(client_address(request)):
             return _error(429, p.Code.RATE_LIMITED, "too many codes tried; wait a little",
                           retry_after=round(1 / CLAIM_RATE))  # fmt: skip
         raw = await read_body(request, hub.config.max_message)

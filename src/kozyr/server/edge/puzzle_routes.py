@@ -36,7 +36,7 @@ from kozyr.engine.actions import Action, ActionError
 from .. import protocol as proto
 from ..players import puzzle_progress
 from ..tables.lobby import Hub, player_key
-from .http import bearer_token, decode, error, read_body
+from .http import bearer_token, client_address, decode, error, read_body
 from .ratelimit import AddressBuckets
 
 #: Moves judged per address: 40 at once, then 4 a second.
@@ -46,10 +46,6 @@ BODY_LIMIT = 8192
 
 class MoveBody(msgspec.Struct, forbid_unknown_fields=True):
     actions: list[dict[str, Any]]
-
-
-def _address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
 
 
 def _puzzle(request: Request) -> puzzles.Puzzle | None:
@@ -92,7 +88,7 @@ def puzzle_routes(hub: Hub) -> list[BaseRoute]:
         p = _puzzle(request)
         if p is None:
             return _missing()
-        if not buckets.allow(_address(request)):
+        if not buckets.allow(client_address(request)):
             return error(429, proto.Code.RATE_LIMITED, "too many moves: wait a moment",
                          retry_after=round(1 / MOVE_RATE, 2))  # fmt: skip
         raw = await read_body(request, BODY_LIMIT)

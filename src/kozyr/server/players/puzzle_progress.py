@@ -18,15 +18,18 @@ from typing import Any, Literal
 
 from sqlalchemy import Connection, insert, select, update
 
-from ..storage.schema import players, puzzle_streaks, puzzle_tries
+from ..storage.schema import puzzle_streaks, puzzle_tries
+from .profiles import key_exists
 
 Outcome = Literal["wrong", "solved"]
 
 
 def progress(conn: Connection, key: str) -> dict[str, Any] | None:
     """``{"solved", "streak", "best_streak", "ids"}``; None if there is no such player."""
-    if conn.execute(select(players.c.key).where(players.c.key == key)).first() is None:
-        return None
+    return _progress(conn, key) if key_exists(conn, key) else None
+
+
+def _progress(conn: Connection, key: str) -> dict[str, Any]:
     pt = puzzle_tries.c
     ids = [
         row[0]
@@ -48,7 +51,7 @@ def record(
 ) -> dict[str, Any] | None:
     """Count a wrong move or a solve of ``puzzle``; the progress after it (None:
     no such player, nothing written)."""
-    if conn.execute(select(players.c.key).where(players.c.key == key)).first() is None:
+    if not key_exists(conn, key):
         return None
     pt = puzzle_tries.c
     row = conn.execute(
@@ -73,7 +76,7 @@ def record(
         _set_streak(conn, key, lambda s: s + 1, now)
     elif row[1] is None:  # tried before and failed: solved now, the streak stays
         conn.execute(update(puzzle_tries).where(mine).values(solved_at=now))
-    return progress(conn, key)
+    return _progress(conn, key)
 
 
 def _set_streak(conn: Connection, key: str, change: Callable[[int], int], now: float) -> None:
