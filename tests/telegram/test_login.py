@@ -80,6 +80,18 @@ def test_valid_launch_data_logs_in(tg_server) -> None:
     assert status == 200 and again["token"] == token and again["name"] == "Аня"
 
 
+def test_a_name_chosen_on_the_profile_outlives_the_next_login(tg_server) -> None:
+    vera = user(5004, "Vera")
+    token = login(tg_server, init_data(vera))[1]["token"]
+    auth = {"authorization": f"Bearer {token}"}
+    status, body = http("PATCH", f"{tg_server.url}/api/me", {"name": "TrumpQueen"}, auth)
+    assert status == 200 and body["name"] == "TrumpQueen", body
+    # Logging in again (even renamed in Telegram) keeps the name the person chose.
+    status, again = login(tg_server, init_data({**vera, "first_name": "Verochka"}))
+    assert status == 200 and again["name"] == "TrumpQueen"
+    assert http("GET", f"{tg_server.url}/api/me", headers=auth)[1]["name"] == "TrumpQueen"
+
+
 def test_forged_tampered_and_expired_launch_data_are_refused(tg_server) -> None:
     good = init_data(ANNA)
     # Signed with another bot's token.

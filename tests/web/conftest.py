@@ -65,10 +65,45 @@ WEB_OPTIONS = (
 @pytest.fixture(scope="package")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     db = tmp_path_factory.mktemp("kozyr-web") / "kozyr.db"
+    seed_leaderboard(db)
     proc = ServerProcess(db, options=WEB_OPTIONS).start()
     yield proc
     proc.stop()
     assert not proc.events("internal_error"), proc.events("internal_error")
+
+
+#: Rated players already on the leaderboard when the web tests' server starts
+#: (names as wide as a name may be, in the four scripts), so the board's pages
+#: are audited and tested with rows, not only empty.
+BOARD_NAMES = ("Konstantinos", "Александрина", "王小明王小明王小明", "やまだたろうさん", "Ω" * 12)
+
+
+def seed_leaderboard(db: Path) -> None:
+    """Write the schema and :data:`BOARD_NAMES` with ratings past provisional."""
+    from sqlalchemy import insert
+
+    from kozyr.server.storage.migrate import upgrade
+    from kozyr.server.storage.schema import players, ratings
+    from kozyr.server.storage.store import make_engine
+
+    engine = make_engine(f"sqlite:///{db}")
+    upgrade(engine)
+    with engine.begin() as conn:
+        for i, name in enumerate(BOARD_NAMES):
+            key = f"board-player-{i}"
+            conn.execute(
+                insert(players).values(
+                    key=key, name=name, created_at=1.7e9, public_id=f"kzbrdxyzw{'abcdefgh'[i]}"
+                )
+            )
+            for variant in ("podkidnoy", "perevodnoy"):
+                conn.execute(
+                    insert(ratings).values(
+                        player=key, variant=variant, mu=1900.0 - 37.0 * i, sigma=120.0,
+                        games=12 + 40 * i, updated_at=1.7e9,
+                    )
+                )  # fmt: skip
+    engine.dispose()
 
 
 @pytest.fixture(scope="package")

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from ..server.harness import ServerProcess, http
+from .conftest import BOARD_NAMES
 from .helpers import DESKTOP, PHONE, shot, wait_screen
 from .test_viewer import LOCALES, finished_game, text
 
@@ -178,8 +179,11 @@ def test_public_page_and_leaderboard(
         " || !document.querySelector('#board-empty').hidden"
     )
     status, board = http("GET", f"{server.url}/api/leaderboard?variant=podkidnoy&limit=50")
-    assert status == 200
+    assert status == 200 and len(board["players"]) >= len(BOARD_NAMES)  # seeded rows
     assert page.locator("#board-list .board-row").count() == len(board["players"])
+    # Profile pictures show on a phone too (only the seats' avatars give way there).
+    assert page.locator("#board-list .board-row .avatar").first.is_visible()
+    assert page.locator("#board-list .board-row .avatar").first.bounding_box()["width"] >= 32
 
 
 @pytest.mark.parametrize("lang", list(LOCALES))

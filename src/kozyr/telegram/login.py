@@ -28,11 +28,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from kozyr.server import protocol as p
-from kozyr.server.edge.http import bearer_token, decode, read_body
+from kozyr.server.edge.http import bearer_token, decode, no_token, read_body
 from kozyr.server.edge.http import error as _error
 from kozyr.server.edge.ratelimit import AddressBuckets
+from kozyr.server.players.ids import new_public_id
 from kozyr.server.protocol import ProtocolError
-from kozyr.server.storage.schema import telegram_users
+from kozyr.server.storage.schema import players, telegram_users
 from kozyr.server.tables.lobby import Hub, player_key
 from kozyr.server.tables.rooms import Player
 
@@ -54,30 +55,47 @@ class AutoBody(msgspec.Struct, forbid_unknown_fields=True):
 async def bind_user(
     hub: Hub, settings: TelegramSettings, user: TelegramUser
 ) -> tuple[Player, str, dict[str, Any]]:
-    """(player, token, row) for a Telegram user: the player is created or
-    renamed after the user's Telegram name; the row is their telegram_users row."""
+    """(player, token, row) for a Telegram user: the player is created under
+    the user's Telegram name; the row is their telegram_users row.
+
+    The profile's name follows the Telegram name (a user renamed in Telegram
+    is renamed here at the next login) until the person picks a name of their
+    own on the profile screen: then that name stays (docs/telegram.md)."""
     token = player_token(settings.player_secret, user.id)
     key = player_key(token)
-    name = display_name(user.first_name, user.last_name, user.id)
+    tg_name = display_name(user.first_name, user.last_name, user.id)
     lang = bot_language(user.language_code)
     now = time.time()
-    await hub.store.add_player(key, name)
 
-    def job(conn: Connection) -> dict[str, Any]:
+    def job(conn: Connection) -> tuple[str, dict[str, Any]]:
         cols = telegram_users.c
         row = conn.execute(select(telegram_users).where(cols.tg_id == user.id)).mappings().first()
-        values = {"player": key, "name": name, "lang": lang, "seen_at": now}
+        current = conn.execute(select(players.c.name).where(players.c.key == key)).scalar()
+        if current is None:
+            name = tg_name
+            conn.execute(
+                insert(players).values(
+                    key=key, name=name, created_at=now, public_id=new_public_id()
+                )
+            )
+        elif row is None or current == row["name"]:
+            name = tg_name  # still the Telegram name it was given: follow it
+            if current != name:
+                conn.execute(update(players).where(players.c.key == key).values(name=name))
+        else:
+            name = str(current)  # a name the person chose
+        values = {"player": key, "name": tg_name, "lang": lang, "seen_at": now}
         if row is None:
             conn.execute(
                 insert(telegram_users).values(tg_id=user.id, nudges=True, created_at=now, **values)
             )
-            return {"tg_id": user.id, "nudges": True, "auto": None, **values}
+            return name, {"tg_id": user.id, "nudges": True, "auto": None, **values}
         conn.execute(update(telegram_users).where(cols.tg_id == user.id).values(**values))
-        return {**dict(row), **values}
+        return name, {**dict(row), **values}
 
-    row = await hub.store.call(job)
+    name, row = await hub.store.call(job)
     pl = hub._player(key, name)
-    pl.name = name  # a player already in memory takes the new name (stored above)
+    pl.name = name  # a player already in memory takes the name stored above
     return pl, token, row
 
 
@@ -164,7 +182,7 @@ def telegram_routes(hub: Hub, settings: TelegramSettings) -> list[BaseRoute]:
     async def save_auto(request: Request) -> Response:
         token = bearer_token(request)
         if token is None:
-            return _error(401, "no_token", "send Authorization: Bearer <your token>")
+            return no_token()
         body = await _json_body(request, AutoBody)
         if isinstance(body, Response):
             return body

@@ -54,6 +54,16 @@ def bearer_token(request: Request) -> str | None:
     return auth[7:].strip() if auth.lower().startswith("bearer ") else None
 
 
+def no_token() -> JSONResponse:
+    """401 for a route that needs ``Authorization: Bearer <token>``."""
+    return error(401, "no_token", "send Authorization: Bearer <your token>")
+
+
+def no_such_player() -> JSONResponse:
+    """404 for a Bearer token no profile has."""
+    return error(404, "no_such_player", "that token is unknown")
+
+
 def client_address(request: Request) -> str:
     """The client's address, the key of the per-address throttles."""
     return request.client.host if request.client else "unknown"

@@ -29,7 +29,7 @@ from ..players.ids import AVATARS, new_transfer_code, normalise_code, valid_publ
 from ..players.ratings import VARIANTS
 from ..tables.lobby import Hub, check_name, player_key
 from ..tables.rooms import Player
-from .http import bearer_token, client_address, decode, read_body
+from .http import bearer_token, client_address, decode, no_such_player, no_token, read_body
 from .http import error as _error
 from .ratelimit import AddressBuckets
 
@@ -77,7 +77,7 @@ def players_routes(hub: Hub) -> list[BaseRoute]:
     async def me_key(request: Request) -> str | Response:
         token = bearer_token(request)
         if token is None:
-            return _error(401, "no_token", "send Authorization: Bearer <your token>")
+            return no_token()
         return player_key(token)
 
     def with_key(
@@ -91,12 +91,9 @@ def players_routes(hub: Hub) -> list[BaseRoute]:
 
         return route
 
-    def unknown() -> Response:
-        return _error(404, "no_such_player", "that token is unknown")
-
     async def get_me(_request: Request, key: str) -> Response:
         found = await hub.store.call(lambda c: profiles.my_profile(c, key, cap))
-        return unknown() if found is None else JSONResponse(found)
+        return no_such_player() if found is None else JSONResponse(found)
 
     async def patch_me(request: Request, key: str) -> Response:
         raw = await read_body(request, hub.config.max_message)
@@ -120,7 +117,7 @@ def players_routes(hub: Hub) -> list[BaseRoute]:
             lambda c: profiles.update_profile(c, key, name, body.avatar, body.lang)
         )
         if not ok:
-            return unknown()
+            return no_such_player()
         if name is not None and pl is not None and pl.name != name:
             pl.name = name
             if pl.room is not None:
@@ -135,7 +132,7 @@ def players_routes(hub: Hub) -> list[BaseRoute]:
         if await hub.coord.room_elsewhere(key) is not None:
             return _error(409, p.Code.ALREADY_IN_ROOM, "leave your room before deleting yourself")
         if not await hub.store.call(lambda c: profiles.delete_profile(c, key)):
-            return unknown()
+            return no_such_player()
         if pl is not None:
             if pl.conn is not None:
                 pl.conn.close(1000, "profile deleted")
@@ -163,7 +160,7 @@ def players_routes(hub: Hub) -> list[BaseRoute]:
             return history.games_of(conn, key, limit, before, public)
 
         found = await hub.store.call(job, read_only=True)
-        return unknown() if found is None else JSONResponse(found)
+        return no_such_player() if found is None else JSONResponse(found)
 
     async def transfer(request: Request, key: str) -> Response:
         if not transfers.allow(client_address(request)):
@@ -175,7 +172,7 @@ def players_routes(hub: Hub) -> list[BaseRoute]:
         now = time.time()
         ok = await hub.store.call(lambda c: profiles.create_transfer(c, key, token, code, now))
         if not ok:
-            return unknown()
+            return no_such_player()
         return JSONResponse(
             {
                 "code": code,

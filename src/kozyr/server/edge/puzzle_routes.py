@@ -36,7 +36,7 @@ from kozyr.engine.actions import Action, ActionError
 from .. import protocol as proto
 from ..players import puzzle_progress
 from ..tables.lobby import Hub, player_key
-from .http import bearer_token, client_address, decode, error, read_body
+from .http import bearer_token, client_address, decode, error, no_such_player, no_token, read_body
 from .ratelimit import AddressBuckets
 
 #: Moves judged per address: 40 at once, then 4 a second.
@@ -122,11 +122,11 @@ def puzzle_routes(hub: Hub) -> list[BaseRoute]:
     async def mine(request: Request) -> Response:
         token = bearer_token(request)
         if token is None:
-            return error(401, "no_token", "send Authorization: Bearer <your token>")
+            return no_token()
         key = player_key(token)
         found = await hub.store.call(lambda c: puzzle_progress.progress(c, key), read_only=True)
         if found is None:
-            return error(404, "no_such_player", "that token is unknown")
+            return no_such_player()
         return JSONResponse(found)
 
     return [

@@ -15,7 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, insert, select, true, update
+from sqlalchemy import Connection, bindparam, func, insert, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from ..storage.schema import candy_grants, game_seats, moves, players, ratings
 from .candies import MIN_MOVES, Grant, candy_day, grant_for
@@ -79,32 +81,91 @@ _SETTLED = (
 _AUTO = (
     select(moves.c.idx, moves.c.auto).where(moves.c.game_id == bindparam("g")).order_by(moves.c.idx)
 )
-_TODAY = (
-    select(candy_grants.c.player, func.sum(candy_grants.c.amount))
-    .where(
-        candy_grants.c.player.in_(bindparam("keys", expanding=True)),
-        candy_grants.c.day == bindparam("day"),
-    )
-    .group_by(candy_grants.c.player)
-)
 _GRANT = insert(candy_grants)
 _SEATS = insert(game_seats)
-_SKILLS = select(ratings.c.player, ratings.c.mu, ratings.c.sigma, ratings.c.games).where(
-    ratings.c.variant == bindparam("variant"),
-    ratings.c.player.in_(bindparam("keys", expanding=True)),
+#: Everything settling reads of its people, in one statement (each statement
+#: costs more CPU than the rows it reads): whether the game was settled
+#: already, and per key its bot flag, its rating in the variant and what it
+#: earned today.  PostgreSQL locks the players' rows (in key order, so two
+#: games never wait on each other in a circle): two games of one person never
+#: interleave their daily total or rating, even before a rating row exists.
+_TODAY_SUM = (
+    select(func.coalesce(func.sum(candy_grants.c.amount), 0))
+    .where(candy_grants.c.player == players.c.key, candy_grants.c.day == bindparam("day"))
+    .scalar_subquery()
 )
-_SKILLS_LOCKED = _SKILLS.with_for_update()
-_NEW_SKILL = insert(ratings)
-_SKILL = (
-    update(ratings)
-    .where(ratings.c.player == bindparam("k"), ratings.c.variant == bindparam("v"))
-    .values(
-        mu=bindparam("mu"),
-        sigma=bindparam("sigma"),
-        games=bindparam("games"),
-        updated_at=bindparam("updated_at"),
+_PEOPLE = (
+    select(
+        _SETTLED.scalar_subquery().label("settled"),
+        players.c.key,
+        players.c.bot,
+        ratings.c.mu,
+        ratings.c.sigma,
+        ratings.c.games,
+        _TODAY_SUM.label("today"),
     )
+    .select_from(
+        players.outerjoin(
+            ratings,
+            (ratings.c.player == players.c.key) & (ratings.c.variant == bindparam("variant")),
+        )
+    )
+    .where(players.c.key.in_(bindparam("keys", expanding=True)))
+    .order_by(players.c.key)
 )
+_PEOPLE_LOCKED = _PEOPLE.with_for_update(of=players)
+_RATING_COLUMNS = ("mu", "sigma", "games", "updated_at")
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """What the store knows of one person when a game of theirs is settled."""
+
+    bot: bool = False
+    skill: Skill | None = None
+    today: int = 0
+
+
+def read_people(conn: Connection, facts: GameFacts) -> tuple[bool, dict[str, Known]]:
+    """(the game is settled already, what is known of each seat's key): one
+    statement; a key without a profile row is a person with nothing yet."""
+    keys = [s.key for s in facts.seats if s.key is not None]
+    if not keys:
+        return bool(conn.execute(_SETTLED, {"g": facts.game_id}).scalar_one()), {}
+    query = _PEOPLE_LOCKED if conn.dialect.name == "postgresql" else _PEOPLE
+    rows = conn.execute(
+        query,
+        {
+            "g": facts.game_id,
+            "keys": keys,
+            "variant": facts.variant,
+            "day": candy_day(facts.ended_at),
+        },
+    ).all()
+    if not rows:
+        return bool(conn.execute(_SETTLED, {"g": facts.game_id}).scalar_one()), {}
+    known = {
+        str(r.key): Known(
+            bool(r.bot),
+            None if r.mu is None else Skill(float(r.mu), float(r.sigma), int(r.games)),
+            int(r.today or 0),
+        )
+        for r in rows
+    }
+    return bool(rows[0].settled), known
+
+
+def _upsert_ratings(dialect: str) -> Any:
+    """INSERT ... ON CONFLICT (player, variant) DO UPDATE in ``dialect`` (both
+    stores have it): one statement for new and known ratings alike."""
+    stmt: Any = (pg_insert if dialect == "postgresql" else sqlite_insert)(ratings)
+    return stmt.on_conflict_do_update(
+        index_elements=[ratings.c.player, ratings.c.variant],
+        set_={c: stmt.excluded[c] for c in _RATING_COLUMNS},
+    )
+
+
+_UPSERTS: dict[str, Any] = {}
 
 
 def stored_auto(conn: Connection, game_id: int) -> list[bool]:
@@ -116,24 +177,14 @@ def stored_auto(conn: Connection, game_id: int) -> list[bool]:
     return out
 
 
-def bot_keys(conn: Connection, keys: list[str]) -> set[str]:
-    """Which of ``keys`` are bot accounts' (docs/bot-api.md): they play as the
-    computer's seats do for candies, and are rated only where the room says so."""
-    if not keys:
-        return set()
-    rows = conn.execute(
-        select(players.c.key).where(players.c.key.in_(keys), players.c.bot == true())
-    ).all()
-    return {str(r[0]) for r in rows}
-
-
 def settle(conn: Connection, facts: GameFacts) -> dict[str, dict[str, Any]]:
     """Write (once) and return each person's award: ``{key: {"candies": grant
     JSON, "rating": {...} | None}}``."""
-    if conn.execute(_SETTLED, {"g": facts.game_id}).scalar_one():
+    settled, known = read_people(conn, facts)
+    if settled:
         return awards_of(conn, facts.game_id)
     auto = facts.auto if facts.auto is not None else stored_auto(conn, facts.game_id)
-    bots = bot_keys(conn, [s.key for s in facts.seats if s.key is not None])
+    bots = {k for k, v in known.items() if v.bot}
     people = [s for s in facts.seats if s.key is not None and s.key not in bots]
     own = [0] * len(facts.seats)
     acted = [0] * len(facts.seats)
@@ -144,10 +195,6 @@ def settle(conn: Connection, facts: GameFacts) -> dict[str, dict[str, Any]]:
                 own[seat] += 1
     day = candy_day(facts.ended_at)
     grants: dict[str, Grant] = {}
-    keys = [s.key for s in people if s.key is not None]
-    earned = {
-        str(k): int(v or 0) for k, v in conn.execute(_TODAY, {"keys": keys, "day": day}).all()
-    }
     rows = []
     for s in people:
         assert s.key is not None
@@ -159,7 +206,7 @@ def settle(conn: Connection, facts: GameFacts) -> dict[str, dict[str, Any]]:
             actions=acted[s.seat],
             left=s.left,
             hints=s.hints,
-            today=earned.get(s.key, 0),
+            today=known[s.key].today if s.key in known else 0,
             cap=facts.cap,
         )
         grants[s.key] = grant
@@ -170,7 +217,7 @@ def settle(conn: Connection, facts: GameFacts) -> dict[str, dict[str, Any]]:
     if rows:
         conn.execute(_GRANT, rows)
     rated = people + [s for s in facts.seats if s.key in bots] if facts.rate_bots else people
-    changes = _rate(conn, facts, rated)
+    changes = _rate(conn, facts, rated, known)
     conn.execute(
         _SEATS,
         [
@@ -220,36 +267,31 @@ def rated_sides(facts: GameFacts, people: list[SeatFacts]) -> list[tuple[list[st
 
 
 def _rate(
-    conn: Connection, facts: GameFacts, people: list[SeatFacts]
+    conn: Connection, facts: GameFacts, people: list[SeatFacts], known: dict[str, Known]
 ) -> dict[str, tuple[Skill, Skill]]:
     sides = rated_sides(facts, people)
     if not sides:
         return {}
-    keys = [k for side, _ in sides for k in side]
-    # PostgreSQL: the rows are locked, so two games of one player never interleave.
-    query = _SKILLS_LOCKED if conn.dialect.name == "postgresql" else _SKILLS
-    known = {
-        str(r.player): Skill(float(r.mu), float(r.sigma), int(r.games))
-        for r in conn.execute(query, {"variant": facts.variant, "keys": keys}).all()
-    }
-    before = [[known.get(k, Skill()) for k in side] for side, _ in sides]
+    before = [[_skill(known.get(k)) for k in side] for side, _ in sides]
     after = rate(before, [rank for _, rank in sides])
     out: dict[str, tuple[Skill, Skill]] = {}
-    updates, inserts = [], []
+    rows = []
     for (side, _), olds, news in zip(sides, before, after, strict=True):
         for key, old, new in zip(side, olds, news, strict=True):
             out[key] = (old, new)
-            values = {"mu": new.mu, "sigma": new.sigma, "games": new.games,
-                      "updated_at": facts.ended_at}  # fmt: skip
-            if key in known:
-                updates.append({"k": key, "v": facts.variant, **values})
-            else:
-                inserts.append({"player": key, "variant": facts.variant, **values})
-    if updates:
-        conn.execute(_SKILL, updates)
-    if inserts:
-        conn.execute(_NEW_SKILL, inserts)
+            rows.append(
+                {"player": key, "variant": facts.variant, "mu": new.mu, "sigma": new.sigma,
+                 "games": new.games, "updated_at": facts.ended_at}
+            )  # fmt: skip
+    dialect = conn.dialect.name
+    if dialect not in _UPSERTS:
+        _UPSERTS[dialect] = _upsert_ratings(dialect)
+    conn.execute(_UPSERTS[dialect], rows)
     return out
+
+
+def _skill(known: Known | None) -> Skill:
+    return known.skill if known is not None and known.skill is not None else Skill()
 
 
 def _rating_json(variant: str, old: Skill, new: Skill) -> dict[str, Any]:

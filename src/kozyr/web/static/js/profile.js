@@ -386,9 +386,13 @@ export class Profiles {
             { href, onclick: (ev) => follow(ev, href) },
             h("span", { class: "board-rank" }, String(r.rank)),
             h("img", { class: "avatar", src: avatarSrc(r.avatar), alt: "", width: 32, height: 32 }),
-            h("span", { class: "board-name" }, r.name),
+            h(
+              "span",
+              { class: "board-main" },
+              h("span", { class: "board-name" }, r.name),
+              h("span", { class: "board-games hint" }, t("profile.ratingGames", { n: r.games })),
+            ),
             h("b", { class: "board-rating" }, String(r.rating)),
-            h("span", { class: "board-games hint" }, t("profile.ratingGames", { n: r.games })),
           ),
         );
       }),
