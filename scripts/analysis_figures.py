@@ -28,10 +28,11 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from kozyr.bots.analysis import analyse, label_of
+from kozyr.bots.analysis import REFINE_SHARE, analyse, label_of
 from kozyr.engine.record import GameRecord
 
 ERRORS = ("mistake", "blunder")
+ERRORS_ANY = ("inaccuracy", *ERRORS)
 
 
 def cached(
@@ -40,7 +41,10 @@ def cached(
     """The analysis JSON of every seat of ``path`` (computed once per key; with
     ``only``, None for a game not analysed yet)."""
     text = path.read_text()
-    key = hashlib.sha256(f"{text}|{seed}|{budget}".encode()).hexdigest()[:20]
+    # The method is part of the key: figures from before the refinement
+    # (REFINE_SHARE) stay cached under their own names.
+    method = f"|refine{REFINE_SHARE}" if REFINE_SHARE else ""
+    key = hashlib.sha256(f"{text}|{seed}|{budget}{method}".encode()).hexdigest()[:20]
     out = cache / f"{path.stem}-{key}.json"
     if out.exists():
         data: dict[str, Any] = json.loads(out.read_text())
@@ -75,7 +79,7 @@ def records_in(paths: list[str]) -> list[Path]:
 
 def stability(args: argparse.Namespace) -> None:
     games = records_in(args.records)[: args.games]
-    agree = total = exact = done = 0
+    agree = total = exact = done = errors_agree = serious_agree = 0
     for i, path in enumerate(games):
         found = [
             cached(path, s, args.budget, args.workers, args.cache, args.cached_only)
@@ -95,6 +99,8 @@ def stability(args: argparse.Namespace) -> None:
         for got in labels.values():
             total += 1
             agree += len(set(got)) == 1
+            errors_agree += len({g in ERRORS_ANY for g in got}) == 1
+            serious_agree += len({g in ERRORS for g in got}) == 1
         print(f"{i + 1}/{len(games)} {path.name}: {agree}/{total} agree so far", file=sys.stderr)
     print(
         json.dumps(
@@ -106,6 +112,10 @@ def stability(args: argparse.Namespace) -> None:
                 "exact": exact,
                 "agree": agree,
                 "agreement": round(agree / total, 4) if total else None,
+                # Whether a decision is an error at all (inaccuracy or worse),
+                # and whether it is a mistake or worse: the verdicts' agreement.
+                "error_or_not_agreement": round(errors_agree / total, 4) if total else None,
+                "mistake_or_not_agreement": round(serious_agree / total, 4) if total else None,
             }
         )
     )

@@ -11,6 +11,7 @@ import pytest
 from kozyr import core
 from kozyr.bots.analysis import (
     BEST_MARGIN,
+    REFINE_SHARE,
     THRESHOLDS,
     AnalysisError,
     Decision,
@@ -18,9 +19,10 @@ from kozyr.bots.analysis import (
     analyse,
     decision_points,
     default_budget,
+    judge,
     label_of,
 )
-from kozyr.bots.ismcts import IsmctsConfig
+from kozyr.bots.ismcts import IsmctsConfig, evaluate_actions, refine_actions
 from kozyr.bots.levels import LEVELS, bot_for, reduced
 from kozyr.engine.actions import Action
 from kozyr.engine.deal import Deal
@@ -300,3 +302,40 @@ def test_the_json_has_the_contract_fields() -> None:
     (d,) = seat["decisions"]
     assert {"index", "played", "best", "chance_played", "chance_best", "label"} <= set(d)
     assert d["played"] == THROWN[0] and d["best"] == WON[0]
+
+
+@needs_core
+def test_a_played_action_other_than_the_search_choice_gets_a_second_look() -> None:
+    """When the played action is not the most visited one, both are searched
+    again on their own (REFINE_SHARE of the budget each) and compared so; a
+    decision where the choice was played keeps the first search's figures."""
+    budget = 3_000
+    record = played_record(Rules(), 5, level=1)
+    points, _, _ = decision_points(record)
+    second = first = 0
+    for point in points:
+        if point.forced:
+            continue
+        values = evaluate_actions(point.view, budget, 11)
+        if any(v.visits == 0 for v in values):
+            continue  # solved exactly: no search, no second look
+        choice = max(values, key=lambda v: (v.visits, v.chance))
+        d = judge(point, budget, 11)
+        if choice.action == point.played:
+            first += 1
+            assert d.best == d.played and d.label == "best"
+            assert d.chance_played == choice.chance
+            continue
+        second += 1
+        look = refine_actions(point.view, (choice.action, point.played), budget // REFINE_SHARE, 11)
+        assert (
+            refine_actions(point.view, (choice.action, point.played), budget // REFINE_SHARE, 11)
+            == look
+        )  # deterministic
+        assert d.chance_played == look[1]
+        assert d.best == (point.played if look[1] >= look[0] else choice.action)
+        assert d.chance_best == max(look)
+        assert d.label == label_of(max(0.0, look[0] - look[1]), d.best == d.played, False)
+        if second >= 4 and first >= 2:
+            break
+    assert second >= 4 and first >= 2, (second, first)

@@ -32,7 +32,7 @@ from kozyr.engine.state import IllegalAction
 from kozyr.engine.view import View, view_of
 
 from .cheating import honest, is_cheat
-from .ismcts import ActionValue, IsmctsConfig, budget, evaluate_actions
+from .ismcts import ActionValue, IsmctsConfig, budget, evaluate_actions, refine_actions
 from .levels import LEVELS
 
 #: Loss limits of ``good``, ``inaccuracy`` and ``mistake``: a loss below the
@@ -50,6 +50,12 @@ BEST_MARGIN: Final = 0.02
 ACCURACY_ZERO: Final = THRESHOLDS[2]
 #: The default budget is this many times level 10's at the table.
 BUDGET_MULTIPLE: Final = 3
+#: When the played action is not the search's choice, each of the two gets a
+#: search of its own with this fraction of the budget, and their chances come
+#: from those: the loss then compares two equally deep looks instead of the
+#: best action's big tree with the played one's leftovers (docs/analysis.md,
+#: "Stable").  Decisions where the choice was played cost nothing more.
+REFINE_SHARE: Final = 4
 #: A forced decision is searched with this fraction of the budget: its chance
 #: only draws the graph, nothing is judged.
 FORCED_SHARE: Final = 10
@@ -233,6 +239,19 @@ def judge(point: Point, budget: int, seed: int) -> Decision:
         # action with few visits has a rough value, so the highest mean could
         # be luck); ties go to the higher chance, then to the legal order.
         best = max(values, key=lambda v: (v.visits, v.chance))
+        if best.action != played.action and not forced:
+            # The played action had the search's leftovers: give it and the
+            # best one a deep look each before comparing them (REFINE_SHARE).
+            chance_best, chance_played = refine_actions(
+                view, (best.action, played.action), max(1, budget // REFINE_SHARE), seed
+            )
+            refined = {
+                best.action: ActionValue(best.action, chance_best, best.visits),
+                played.action: ActionValue(played.action, chance_played, played.visits),
+            }
+            values = [refined.get(v.action, v) for v in values]
+            played = refined[played.action]
+            best = played if chance_played >= chance_best else refined[best.action]
     is_best = best.action == played.action
     loss = max(0.0, best.chance - played.chance)
     return Decision(
