@@ -23,7 +23,14 @@ def test_setup_calls(tg_server, fake_api) -> None:
     langs = {c.get("language_code") for c in fake_api.calls_to("setMyCommands")}
     assert langs == {None, "ru", "zh", "ja"}
     ru = next(c for c in fake_api.calls_to("setMyCommands") if c.get("language_code") == "ru")
-    assert [c["command"] for c in ru["commands"]] == ["start", "durak", "me", "nudges", "rules"]
+    assert [c["command"] for c in ru["commands"]] == [
+        "start",
+        "durak",
+        "me",
+        "puzzle",
+        "nudges",
+        "rules",
+    ]
     assert ru["commands"][1]["description"] == "открыть стол в этой группе"
     menu = fake_api.calls_to("setChatMenuButton")[-1]["menu_button"]
     assert menu["type"] == "web_app" and menu["web_app"]["url"] == f"{tg_server.url}/"
@@ -52,6 +59,21 @@ def test_start_in_two_languages(tg_server, fake_api) -> None:
         ru, "rules", {**privet, "message_id": 1, "date": 0, "chat": {"id": 6002, "type": "private"}}
     )
     fake_api.wait_sent(6002, "козырь")
+
+
+def test_the_puzzle_of_the_day_opens_in_the_mini_app(tg_server, fake_api) -> None:
+    """/puzzle: in a private chat a button opens the Mini App's puzzles page; in a
+    group, the Mini App's deep link with ``startapp=puzzles`` (the page opens
+    the puzzle of the day: tests/telegram/test_miniapp.py)."""
+    nina = user(6011, "Nina", "ru")
+    fake_api.message(nina, "/puzzle")
+    private = fake_api.wait_sent(6011, "Задача дня")
+    (button,) = buttons(private)
+    assert button["text"] == "Решать" and button["web_app"]["url"] == f"{tg_server.url}/puzzles"
+    fake_api.message(user(6012, "Emma", "en"), "/puzzle", group(-100611, "Puzzlers"))
+    in_group = fake_api.wait_sent(-100611, "puzzle of the day")
+    (button,) = buttons(in_group)
+    assert button["url"] == f"https://t.me/{BOT_USERNAME}?startapp=puzzles"
 
 
 def test_create_room_and_invite(tg_server, fake_api) -> None:

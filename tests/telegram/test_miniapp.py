@@ -264,3 +264,51 @@ def test_a_shared_game_opens_in_the_viewer_inside_the_mini_app(tg_server, browse
     assert "/game/" not in page.url
     assert not errors, errors
     ctx.close()
+
+
+def test_the_puzzle_of_the_day_in_the_mini_app(tg_server, browser) -> None:
+    """The bot's /puzzle opens the Mini App with ``startapp=puzzles``: the
+    puzzle of the day, in the user's language, answered with their Telegram
+    login's token, so the solved count is their profile's; ``puzzles_ID``
+    opens one puzzle."""
+    from kozyr.bots import puzzles
+
+    from ..server.harness import http
+    from ..web.test_puzzles import click_action, solution
+
+    ctx = browser.new_context(viewport=PHONE, locale="en-US")
+    ctx.set_default_timeout(20_000)
+    ctx.add_init_script(BRIDGE)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    pavel = user(7031, "Павел", "ru")
+    page.goto(mini_app_url(f"{tg_server.url}/", pavel, DARK, start="puzzles"))
+    wait_screen(page, "puzzles", 30_000)
+    page.wait_for_selector("#puzzle-board .puzzle-move")
+    assert page.evaluate("document.documentElement.lang") == "ru"
+    assert "/puzzles" in page.url
+    status, daily = http("GET", f"{tg_server.url}/api/puzzles/daily")
+    assert status == 200
+    pid = page.evaluate("new URL(location.href).searchParams.get('id')") or daily["id"]
+    p = puzzles.by_id(pid)
+    assert p is not None and pid == daily["id"]
+    for n, action in enumerate(solution(p)):
+        click_action(page, action)
+        done = n == len(solution(p)) - 1
+        page.wait_for_selector(f'#puzzle-feedback[data-result="{"solved" if done else "right"}"]')
+    token = page.evaluate("JSON.parse(localStorage.getItem('kozyr.token'))")
+    status, mine = http("GET", f"{tg_server.url}/api/me/puzzles",
+                        headers={"authorization": f"Bearer {token}"})  # fmt: skip
+    assert status == 200 and mine["ids"] == [pid] and mine["solved"] == 1
+    shot(page, "telegram-mini-app-puzzle")
+    # A shared puzzle: puzzles_ID opens that one.
+    other = next(q for q in puzzles.shipped() if q.id != pid)
+    page.goto(mini_app_url(f"{tg_server.url}/", pavel, DARK, start=f"puzzles_{other.id}"))
+    wait_screen(page, "puzzles", 30_000)
+    page.wait_for_function(
+        "(id) => new URL(location.href).searchParams.get('id') === id", arg=other.id
+    )
+    page.wait_for_selector("#puzzle-board .puzzle-move")
+    assert not errors, errors
+    ctx.close()

@@ -10,7 +10,9 @@ test-artifacts/screenshots/, named in the terminal summary.
 
 from __future__ import annotations
 
+import fcntl
 import shutil
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -121,11 +123,21 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
-def clean_shots() -> None:
-    """Start each run with an empty screenshot folder."""
-    if SHOTS.exists():
-        shutil.rmtree(SHOTS)
-    SHOTS.mkdir(parents=True)
+def clean_shots(request: pytest.FixtureRequest) -> None:
+    """Start each run with an empty screenshot folder: once per run, also when
+    ``./test`` runs the suite on several workers (pytest-xdist), whose first
+    browser test empties it under a lock and writes the run's id beside it."""
+    workerinput = getattr(request.config, "workerinput", None)
+    run = workerinput["testrunuid"] if workerinput else uuid.uuid4().hex
+    SHOTS.parent.mkdir(parents=True, exist_ok=True)
+    with open(SHOTS.parent / ".screenshots.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        marker = SHOTS / ".run"
+        if not (marker.exists() and marker.read_text() == run):
+            if SHOTS.exists():
+                shutil.rmtree(SHOTS)
+            SHOTS.mkdir(parents=True)
+            marker.write_text(run)
 
 
 @pytest.fixture

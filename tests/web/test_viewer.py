@@ -158,10 +158,13 @@ def test_step_through_a_finished_game_on_a_desktop(open_page: Any, game: dict[st
         page.click("#viewer-next")
         wait_step(page, n)
         assert_matches(page, game, n)
-    # Play steps on by itself, and stops at the end.
+    # Play steps on by itself (from the deal: far from the end, where it stops by
+    # itself and a second press would start it again), and Pause stops it.
+    page.keyboard.press("Home")
+    wait_step(page, 0)
     page.click("#viewer-play")
     page.wait_for_function(
-        f"() => Number(document.querySelector('#screen-viewer').dataset.step) > {n}"
+        "() => Number(document.querySelector('#screen-viewer').dataset.step) > 0"
     )
     page.click("#viewer-play")
     assert page.get_attribute("#viewer-play", "aria-pressed") == "false"

@@ -219,7 +219,7 @@ class KozyrBot:
         for lang in TEXTS:
             commands = [
                 BotCommand(command=c, description=text(lang, f"cmd_{c}"))
-                for c in ("start", "durak", "me", "nudges", "rules")
+                for c in ("start", "durak", "me", "puzzle", "nudges", "rules")
             ]
             await self.bot.set_my_commands(
                 commands,
@@ -251,6 +251,7 @@ class KozyrBot:
         r.message.register(self.on_durak, Command("durak"))
         r.message.register(self.on_nudges, Command("nudges"))
         r.message.register(self.on_me, Command("me"))
+        r.message.register(self.on_puzzle, Command("puzzle", "puzzles"))
         r.message.register(self.on_rules, Command("rules", "help"))
         r.callback_query.register(self.on_rules_button, F.data == "rules")
         r.callback_query.register(self.on_new_button, F.data == "new")
@@ -322,6 +323,22 @@ class KozyrBot:
             perevodnoy_games=ratings["perevodnoy"]["games"],
         )  # fmt: skip
         await self.bot.send_message(message.chat.id, body)
+
+    async def on_puzzle(self, message: Message) -> None:
+        """``/puzzle``: a button to the puzzle of the day in the Mini App (in a
+        group, the Mini App's deep link ``startapp=puzzles``, as for rooms)."""
+        lang = bot_language(message.from_user.language_code if message.from_user else None)
+        label = text(lang, "puzzle_open")
+        button = (
+            self._button_web(label, f"{self.public}/puzzles")
+            if message.chat.type == "private"
+            else InlineKeyboardButton(text=label, url=self.deep_link("puzzles"))
+        )
+        await self.bot.send_message(
+            message.chat.id,
+            text(lang, "puzzle"),
+            reply_markup=InlineKeyboardMarkup(inline_keyboard=[[button]]),
+        )
 
     async def on_rules(self, message: Message) -> None:
         lang = bot_language(message.from_user.language_code if message.from_user else None)

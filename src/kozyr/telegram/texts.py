@@ -65,6 +65,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "cmd_nudges": "turn reminders on or off",
         "cmd_rules": "the rules in short",
         "cmd_me": "your candies and ratings",
+        "cmd_puzzle": "the Durak puzzle of the day",
+        "puzzle": "🧩 The puzzle of the day: one move keeps you from being the durak. Find it.",
+        "puzzle_open": "Solve it",
         "me": "<b>{name}</b>\n🍬 Candies: <b>{balance}</b> ({today} of {cap} today)\n"
         "Rating, podkidnoy: <b>{podkidnoy}</b> ({podkidnoy_games} games)\n"
         "Rating, perevodnoy: <b>{perevodnoy}</b> ({perevodnoy_games} games)\n"
@@ -130,6 +133,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "cmd_nudges": "включить или выключить напоминания",
         "cmd_rules": "правила вкратце",
         "cmd_me": "ваши конфеты и рейтинг",
+        "cmd_puzzle": "задача дня по дураку",
+        "puzzle": "🧩 Задача дня: один ход спасает от дурака. Найдите его.",
+        "puzzle_open": "Решать",
         "me": "<b>{name}</b>\n🍬 Конфеты: <b>{balance}</b> (сегодня {today} из {cap})\n"
         "Рейтинг, подкидной: <b>{podkidnoy}</b> (игр: {podkidnoy_games})\n"
         "Рейтинг, переводной: <b>{perevodnoy}</b> (игр: {perevodnoy_games})\n"
@@ -190,6 +196,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "cmd_nudges": "开启或关闭出牌提醒",
         "cmd_rules": "规则简介",
         "cmd_me": "你的糖果和等级分",
+        "cmd_puzzle": "每日傻瓜牌谜题",
+        "puzzle": "🧩 每日谜题：只有一步能让你不当傻瓜。找出它。",
+        "puzzle_open": "去解题",
         "me": "<b>{name}</b>\n🍬 糖果：<b>{balance}</b>（今天 {today}/{cap}）\n"
         "等级分，添牌杜拉克：<b>{podkidnoy}</b>（{podkidnoy_games} 局）\n"
         "等级分，转移杜拉克：<b>{perevodnoy}</b>（{perevodnoy_games} 局）\n"
@@ -256,6 +265,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "cmd_nudges": "手番のお知らせのオン・オフ",
         "cmd_rules": "ルールのあらまし",
         "cmd_me": "キャンディとレーティング",
+        "cmd_puzzle": "今日のドゥラク・パズル",
+        "puzzle": "🧩 今日のパズル：ドゥラクにならずに済む手はひとつだけ。見つけてください。",
+        "puzzle_open": "解く",
         "me": "<b>{name}</b>\n🍬 キャンディ：<b>{balance}</b>（今日 {today}/{cap}）\n"
         "レーティング（ポドキドノイ）：<b>{podkidnoy}</b>（{podkidnoy_games} 局）\n"
         "レーティング（ペレヴォドノイ）：<b>{perevodnoy}</b>（{perevodnoy_games} 局）\n"

@@ -1820,12 +1820,18 @@ async function main() {
     if (tg.auto) store.set("auto", tg.auto);
   }
   if (tg && tg.language && !store.get("lang")) store.set("lang", tg.language);
-  let tgStart = tg ? tg.start : null; // a deep link's start parameter: a room code, "computer" or "game_ID[_STEP]"
+  // A deep link's start parameter: a room code, "computer", "game_ID[_STEP]" or "puzzles[_ID]".
+  let tgStart = tg ? tg.start : null;
   const tgGame = tgStart ? /^game_(\d{1,19})(?:_(\d{1,6}))?$/.exec(tgStart) : null;
+  const tgPuzzle = tgStart ? /^puzzles(?:_(\d{1,12}-\d{1,6}))?$/.exec(tgStart) : null;
   if (tgGame) {
     // A shared game in the Mini App: open the viewer (at that step).
     tgStart = null;
     history.replaceState({ depth: 0 }, "", pagePath("game", tgGame[1], { step: tgGame[2] ?? null }) + location.hash);
+  } else if (tgPuzzle) {
+    // The bot's /puzzle (or a shared puzzle): open the puzzles page.
+    tgStart = null;
+    history.replaceState({ depth: 0 }, "", pagePath("puzzles", null, { id: tgPuzzle[1] ?? null }) + location.hash);
   }
   S.inTelegram = Boolean(tg);
 
