@@ -261,3 +261,61 @@ def test_a_hint_out_of_turn_or_from_a_spectator_is_refused(srv: ServerProcess) -
                 )
 
     run(scenario())
+
+
+def test_hints_survive_a_kill_9_and_still_cost_the_candies(tmp_path: Path) -> None:
+    """A hint is kept with the game in play (its header's meta): after a kill -9
+    and a restart the resumed game still counts it, and pays no candies."""
+    srv = ServerProcess(tmp_path / "kozyr.db", "--hint-budget", "200").start(timeout=240)
+    try:
+
+        async def before() -> tuple[str, str]:
+            me = Client(srv.ws_url, "hilda")
+            code = await me.create_room(seats=2, bot_level=1, move_time=None, start=True,
+                                        visibility="private")  # fmt: skip
+            while True:
+                frame = await me.expect("game")
+                if frame["legal"] and frame["to_move"] == me.seat:
+                    break
+            await me.send({"type": "hint"})
+            answer = await me.expect("hint")
+            assert answer["used"] == 1
+            await me.close()
+            assert me.token is not None
+            return me.token, code
+
+        token, code = run(before())
+        deadline = time.monotonic() + 10
+        while True:  # the header is written by a task of its own: wait for it
+            db = sqlite_meta(tmp_path / "kozyr.db")
+            if db.get("hints") == {"0": 1} or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert db.get("hints") == {"0": 1}
+        srv.kill()
+        srv.start(timeout=240)
+
+        async def after() -> dict[str, Any]:
+            me = Client(srv.ws_url, "hilda")
+            welcome = await me.connect(token)
+            assert welcome["resumed"] and welcome["room"] == code
+            await play_out([me], random.Random(3), timeout=180)
+            return me.over[-1]
+
+        over = run(after())
+        assert over["hints"] == 1
+        _status, record = http("GET", f"{srv.url}/api/games/{over['game_id']}")
+        assert record["meta"]["hints"] == {"0": 1}
+        if len(record["actions"]) >= 16:
+            assert over["candies"]["reason"] == "hints" and over["candies"]["amount"] == 0
+    finally:
+        srv.stop()
+
+
+def sqlite_meta(db: Path) -> dict[str, Any]:
+    """The meta of the game in play in ``db`` (read straight from its header)."""
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        row = conn.execute("SELECT record FROM games WHERE status = 'playing'").fetchone()
+    return {} if row is None else dict(json.loads(row[0]).get("meta", {}))

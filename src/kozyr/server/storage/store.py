@@ -807,6 +807,19 @@ class Store:
 
         return await self.call(job)
 
+    async def save_header(self, game_id: int, header: dict[str, Any]) -> None:
+        """Rewrite the header of a game in play (its ``meta`` changed: hints)."""
+        text = _dumps(header)
+
+        def job(conn: Connection) -> None:
+            conn.execute(
+                update(games)
+                .where(games.c.id == game_id, games.c.status == "playing")
+                .values(record=text)
+            )
+
+        await self.call(job)
+
     async def abandon_game(self, game_id: int, fence: Fence | None = None) -> None:
         def job(conn: Connection) -> None:
             if fence is not None:

@@ -99,7 +99,9 @@ class GameSession:
         replay = record.replay()
         if not replay.ok:
             raise ValueError(f"record does not replay: action {replay.error_index}: {replay.error}")
-        return cls(record, replay.state, game_no, base_version)
+        session = cls(record, replay.state, game_no, base_version)
+        session.hints = hints_of(record.meta)
+        return session
 
     # ------------------------------------------------------------ queries
     @property
@@ -239,3 +241,16 @@ class GameSession:
         return Applied(
             action, self.version, round_end, draws, len(state.stock), state.game_over, accusation
         )
+
+
+def hints_of(meta: dict[str, Any]) -> dict[int, int]:
+    """The hints per seat kept in a record's ``meta`` (``{"0": 2}``): a game
+    resumed after a restart still knows them, and still pays no candies."""
+    found = meta.get("hints")
+    if not isinstance(found, dict):
+        return {}
+    out = {}
+    for seat, n in found.items():
+        if str(seat).isdigit() and isinstance(n, int) and n > 0:
+            out[int(seat)] = n
+    return out
