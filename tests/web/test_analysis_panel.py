@@ -14,7 +14,7 @@ from typing import Any
 
 from ..server.harness import http
 from .helpers import PHONE, play_to_the_end, shot, start_vs_computer, wait_screen
-from .test_viewer import I18N, text
+from .test_viewer import I18N, finished_game, text
 
 MARKED = ("inaccuracy", "mistake", "blunder")
 
@@ -172,3 +172,45 @@ def test_play_open_from_the_result_analyse_and_see_the_mistakes(open_page: Any) 
     )
     assert text("ja", f"analysis.label.{first['label']}") in other_page.inner_text("#analysis-move")
     assert other_page.locator("#viewer-marks .vmark").count() == len(marked)
+
+
+def test_progress_and_a_busy_server_are_shown(open_page: Any, server: Any) -> None:
+    """The panel's answers to the server's other states, the server's answers
+    stood in for (Playwright's routing): ``analysis_busy`` is said in words with
+    the wait, then a running analysis shows "n of N decisions" and a progress
+    bar that follows the polls."""
+    game = finished_game(server, 31, "Ilya")
+    answers = [
+        (503, {"error": {"code": "analysis_busy", "message": "busy", "retry_after": 40}}),
+        (200, {"status": "running", "done": 3, "total": 12}),
+        (200, {"status": "running", "done": 7, "total": 12}),
+    ]
+    asked: list[str] = []
+
+    def answer(route: Any) -> None:
+        if route.request.method == "POST" or asked:
+            asked.append(route.request.method)
+            status, body = answers[min(len(asked), len(answers)) - 1]
+            route.fulfill(status=status, content_type="application/json", body=json.dumps(body))
+        else:
+            route.continue_()  # the first look: what is stored (nothing)
+
+    page = open_page(PHONE, path=f"game/{game['game_id']}")
+    page.route("**/api/games/*/analysis*", answer)
+    wait_screen(page, "viewer")
+    page.wait_for_selector('#viewer-analysis[data-state="idle"]')
+    page.click("#analysis-start")
+    page.wait_for_selector('#viewer-analysis[data-state="error"]')
+    wait = text("en", "analysis.seconds", n=40)
+    status = page.locator("#analysis-status")
+    assert status.inner_text() == text("en", "analysis.error.analysis_busy", wait=wait)
+    assert page.get_attribute("#analysis-status", "role") == "alert"
+    page.click("#analysis-start")  # pressed again: now it runs
+    page.wait_for_selector("#analysis-status progress.an-progress[value='3']")
+    assert page.get_attribute("#analysis-status progress", "max") == "12"
+    assert text("en", "analysis.progress", done=3, total=12) in status.inner_text()
+    assert page.get_attribute("#analysis-start", "aria-busy") == "true"
+    page.wait_for_selector("#analysis-status progress.an-progress[value='7']")  # the next poll
+    assert text("en", "analysis.progress", done=7, total=12) in status.inner_text()
+    assert asked[:2] == ["POST", "POST"] and "GET" in asked[2:]
+    shot(page, "analysis-progress-phone")
