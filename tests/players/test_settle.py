@@ -1,5 +1,6 @@
 """Candies and ratings as the transaction that finishes a game writes them
-(kozyr.server.players.settle on a real SQLite database at the newest schema):
+(kozyr.server.players.settle on real SQLite and PostgreSQL databases at the
+newest schema):
 every row of the candy rules, the 16-move rule, the daily cap, the seat the bot
 played, exactly once; ratings' direction, ties, draws, teams, provisional, a
 leaver rated as the durak."""
@@ -7,7 +8,10 @@ leaver rated as the durak."""
 from __future__ import annotations
 
 import itertools
+import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import func, insert, select
@@ -25,14 +29,21 @@ _ids = itertools.count(1)
 NOW = 1_790_000_000.0
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Engine:
-    engine = make_engine(f"sqlite:///{tmp_path / 'p.db'}")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    """The newest schema on SQLite, and on PostgreSQL (settling writes there
+    with a statement of its own: settle._WRITE_POSTGRES)."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'p.db'}"
+    else:
+        url = request.getfixturevalue("pg").fresh_database("settle")[1]
+    engine = make_engine(url)
     upgrade(engine)
     with engine.begin() as conn:
         for key in ("anna", "boris", "vera", "gleb"):
             conn.execute(insert(players).values(key=key, name=key, created_at=1.0))
-    return engine
+    yield engine
+    engine.dispose()
 
 
 def facts(
@@ -244,3 +255,35 @@ def test_a_game_with_hints_pays_nothing() -> None:
     assert c.grant_for(people=1, outcome="win", **base).amount == 6
     hinted = c.grant_for(people=1, outcome="win", hints=1, **base)
     assert (hinted.amount, hinted.reason) == (0, c.HINTS)
+
+
+def test_two_games_of_one_player_settle_in_turn_on_postgres(pg: Any) -> None:
+    """PostgreSQL: a game's settling locks its people's rows until it commits,
+    so a second game of the same player, settled at once on another connection,
+    waits, then reads the first one's rating and candies (none are lost)."""
+    engine = make_engine(pg.fresh_database("settle_turns")[1])
+    upgrade(engine)
+    with engine.begin() as conn:
+        for key in ("anna", "boris", "vera"):
+            conn.execute(insert(players).values(key=key, name=key, created_at=1.0))
+    first, second = facts(people("anna", "boris"), 1), facts(people("anna", "vera"), 1)
+    done = threading.Event()
+
+    def settle_second() -> None:
+        with engine.begin() as conn:
+            settle(conn, second)
+        done.set()
+
+    with engine.connect() as conn:
+        tx = conn.begin()
+        settle(conn, first)
+        other = threading.Thread(target=settle_second)
+        other.start()
+        assert not done.wait(0.5), "the second game did not wait for the first one's locks"
+        tx.commit()
+    other.join(30)
+    assert done.is_set()
+    with engine.connect() as conn:
+        assert ratings_of(conn, "anna")["podkidnoy"]["games"] == 2
+        assert candies_of(conn, "anna", 300, NOW)["balance"] == 30
+    engine.dispose()

@@ -12,10 +12,11 @@ unique per player and game besides).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, insert, select
+from sqlalchemy import Connection, bindparam, func, insert, select, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -86,9 +87,7 @@ _SEATS = insert(game_seats)
 #: Everything settling reads of its people, in one statement (each statement
 #: costs more CPU than the rows it reads): whether the game was settled
 #: already, and per key its bot flag, its rating in the variant and what it
-#: earned today.  PostgreSQL locks the players' rows (in key order, so two
-#: games never wait on each other in a circle): two games of one person never
-#: interleave their daily total or rating, even before a rating row exists.
+#: earned today.
 _TODAY_SUM = (
     select(func.coalesce(func.sum(candy_grants.c.amount), 0))
     .where(candy_grants.c.player == players.c.key, candy_grants.c.day == bindparam("day"))
@@ -113,7 +112,18 @@ _PEOPLE = (
     .where(players.c.key.in_(bindparam("keys", expanding=True)))
     .order_by(players.c.key)
 )
-_PEOPLE_LOCKED = _PEOPLE.with_for_update(of=players)
+#: PostgreSQL first locks the people's rows (in key order, so two games never
+#: wait on each other in a circle): two games of one person settle in turn,
+#: even before a rating row exists.  A statement of its own: the read after it
+#: takes a new snapshot (READ COMMITTED), so it sees what the game that held
+#: the locks committed; a locking read would see its ratings as they were when
+#: it began to wait (tests/players/test_settle.py, "in turn").
+_LOCK_PEOPLE = (
+    select(players.c.key)
+    .where(players.c.key.in_(bindparam("keys", expanding=True)))
+    .order_by(players.c.key)
+    .with_for_update()
+)
 _RATING_COLUMNS = ("mu", "sigma", "games", "updated_at")
 
 
@@ -128,13 +138,15 @@ class Known:
 
 def read_people(conn: Connection, facts: GameFacts) -> tuple[bool, dict[str, Known]]:
     """(the game is settled already, what is known of each seat's key): one
-    statement; a key without a profile row is a person with nothing yet."""
+    statement (and the lock before it on PostgreSQL); a key without a profile
+    row is a person with nothing yet."""
     keys = [s.key for s in facts.seats if s.key is not None]
     if not keys:
         return bool(conn.execute(_SETTLED, {"g": facts.game_id}).scalar_one()), {}
-    query = _PEOPLE_LOCKED if conn.dialect.name == "postgresql" else _PEOPLE
+    if conn.dialect.name == "postgresql":
+        conn.execute(_LOCK_PEOPLE, {"keys": keys})
     rows = conn.execute(
-        query,
+        _PEOPLE,
         {
             "g": facts.game_id,
             "keys": keys,
@@ -214,29 +226,32 @@ def settle(conn: Connection, facts: GameFacts) -> dict[str, dict[str, Any]]:
             {"player": s.key, "game_id": facts.game_id, "amount": grant.amount,
              "reason": grant.reason, "capped": grant.capped, "day": day, "at": facts.ended_at}
         )  # fmt: skip
-    if rows:
-        conn.execute(_GRANT, rows)
     rated = people + [s for s in facts.seats if s.key in bots] if facts.rate_bots else people
-    changes = _rate(conn, facts, rated, known)
-    conn.execute(
-        _SEATS,
-        [
-            {
-                "game_id": facts.game_id,
-                "seat": s.seat,
-                "player": s.key,
-                "bot_level": s.bot_level if s.key is None else None,
-                "outcome": facts.outcome(s),
-                "variant": facts.variant,
-                "moves": facts.moves,
-                "ended_at": facts.ended_at,
-                "candies": grants[s.key].amount if s.key in grants else None,
-                "rating_before": changes[s.key][0].mu if s.key in changes else None,
-                "rating_after": changes[s.key][1].mu if s.key in changes else None,
-            }
-            for s in facts.seats
-        ],
-    )
+    changes, rating_rows = _rate(facts, rated, known)
+    seat_rows = [
+        {
+            "game_id": facts.game_id,
+            "seat": s.seat,
+            "player": s.key,
+            "bot_level": s.bot_level if s.key is None else None,
+            "outcome": facts.outcome(s),
+            "variant": facts.variant,
+            "moves": facts.moves,
+            "ended_at": facts.ended_at,
+            "candies": grants[s.key].amount if s.key in grants else None,
+            "rating_before": changes[s.key][0].mu if s.key in changes else None,
+            "rating_after": changes[s.key][1].mu if s.key in changes else None,
+        }
+        for s in facts.seats
+    ]
+    if conn.dialect.name == "postgresql":
+        _write_postgres(conn, rows, rating_rows, seat_rows)
+    else:
+        if rows:
+            conn.execute(_GRANT, rows)
+        if rating_rows:
+            conn.execute(_upsert(conn.dialect.name), rating_rows)
+        conn.execute(_SEATS, seat_rows)
     return {
         key: {
             "candies": grant.to_json(),
@@ -267,11 +282,12 @@ def rated_sides(facts: GameFacts, people: list[SeatFacts]) -> list[tuple[list[st
 
 
 def _rate(
-    conn: Connection, facts: GameFacts, people: list[SeatFacts], known: dict[str, Known]
-) -> dict[str, tuple[Skill, Skill]]:
+    facts: GameFacts, people: list[SeatFacts], known: dict[str, Known]
+) -> tuple[dict[str, tuple[Skill, Skill]], list[dict[str, Any]]]:
+    """(each rated person's skill before and after, the ``ratings`` rows to write)."""
     sides = rated_sides(facts, people)
     if not sides:
-        return {}
+        return {}, []
     before = [[_skill(known.get(k)) for k in side] for side, _ in sides]
     after = rate(before, [rank for _, rank in sides])
     out: dict[str, tuple[Skill, Skill]] = {}
@@ -283,11 +299,62 @@ def _rate(
                 {"player": key, "variant": facts.variant, "mu": new.mu, "sigma": new.sigma,
                  "games": new.games, "updated_at": facts.ended_at}
             )  # fmt: skip
-    dialect = conn.dialect.name
+    return out, rows
+
+
+def _upsert(dialect: str) -> Any:
     if dialect not in _UPSERTS:
         _UPSERTS[dialect] = _upsert_ratings(dialect)
-    conn.execute(_UPSERTS[dialect], rows)
-    return out
+    return _UPSERTS[dialect]
+
+
+#: PostgreSQL: the three writes of a settled game in one statement (data-modifying
+#: CTEs over JSON arrays of rows): one round trip and one statement of the
+#: driver's, whatever the number of people; the rows go as three JSON texts
+#: (json.dumps is C, a driver's array of each column is not).  The other stores
+#: run the same rows as three executemany calls (SQLite has no round trips).
+_WRITE_POSTGRES = text(
+    """
+WITH grants AS (
+    INSERT INTO candy_grants (player, game_id, amount, reason, capped, day, at)
+    SELECT g.player, :game_id, g.amount, g.reason, g.capped, :day, :at
+    FROM json_to_recordset(CAST(:grants AS json))
+         AS g(player varchar, amount integer, reason varchar, capped boolean)
+), rated AS (
+    INSERT INTO ratings (player, variant, mu, sigma, games, updated_at)
+    SELECT r.player, :variant, r.mu, r.sigma, r.games, :at
+    FROM json_to_recordset(CAST(:ratings AS json))
+         AS r(player varchar, mu float8, sigma float8, games integer)
+    ON CONFLICT (player, variant) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma,
+        games = excluded.games, updated_at = excluded.updated_at
+)
+INSERT INTO game_seats (game_id, seat, player, bot_level, outcome, variant, moves, ended_at,
+                        candies, rating_before, rating_after)
+SELECT :game_id, s.seat, s.player, s.bot_level, s.outcome, :variant, :moves, :at,
+       s.candies, s.rating_before, s.rating_after
+FROM json_to_recordset(CAST(:seats AS json))
+     AS s(seat integer, player varchar, bot_level integer, outcome varchar, candies integer,
+          rating_before float8, rating_after float8)
+"""
+)
+
+
+def _write_postgres(
+    conn: Connection,
+    grants: list[dict[str, Any]],
+    ratings_rows: list[dict[str, Any]],
+    seats: list[dict[str, Any]],
+) -> None:
+    first = seats[0]
+    conn.execute(
+        _WRITE_POSTGRES,
+        {
+            "game_id": first["game_id"], "variant": first["variant"], "moves": first["moves"],
+            "at": first["ended_at"], "day": grants[0]["day"] if grants else "",
+            "grants": json.dumps(grants), "ratings": json.dumps(ratings_rows),
+            "seats": json.dumps(seats),
+        },
+    )  # fmt: skip
 
 
 def _skill(known: Known | None) -> Skill:
