@@ -312,3 +312,30 @@ def test_the_puzzle_of_the_day_in_the_mini_app(tg_server, browser) -> None:
     page.wait_for_selector("#puzzle-board .puzzle-move")
     assert not errors, errors
     ctx.close()
+
+
+def test_a_hint_at_a_table_against_the_computer_in_the_mini_app(tg_server, browser) -> None:
+    """``startapp=computer`` opens the computer's tab; a game against level 1 on
+    a phone; Hint (issue 27 §4) lights the best move and says its chance, in
+    the Telegram user's language."""
+    from ..web.helpers import start_vs_computer, wait_turn
+
+    ctx = browser.new_context(viewport=PHONE, locale="en-US")
+    ctx.set_default_timeout(20_000)
+    ctx.add_init_script(BRIDGE)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(mini_app_url(f"{tg_server.url}/", user(7041, "Kenji", "ja"), DARK, "computer"))
+    start_vs_computer(page, bots=1, deck="24", level="1")
+    assert page.evaluate("document.documentElement.lang") == "ja"
+    assert wait_turn(page) == "turn"
+    page.click('#actions [data-action="hint"]')
+    note = page.locator("#actions .hint-note")
+    note.wait_for(state="visible")
+    assert "%" in note.inner_text()
+    lit = page.locator("#hand button.hinted, #actions .hinted").count()
+    assert lit >= 1
+    shot(page, "telegram-mini-app-hint")
+    assert not errors, errors
+    ctx.close()
