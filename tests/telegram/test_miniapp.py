@@ -72,6 +72,17 @@ def mini_app_url(base: str, who: dict[str, Any], theme: dict[str, str], start: s
     return base + "#" + "&".join(f"{k}={quote(v, safe='')}" for k, v in hash_params.items())
 
 
+def phone_in_telegram(browser: Any) -> tuple[Any, Any, list[str]]:
+    """(context, page, the page's errors): a phone with Telegram's bridge."""
+    ctx = browser.new_context(viewport=PHONE, locale="en-US")
+    ctx.set_default_timeout(20_000)
+    ctx.add_init_script(BRIDGE)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return ctx, page, errors
+
+
 def events(page: Any, kind: str) -> list[Any]:
     return [d for t, d in page.evaluate("window.__tgEvents") if t == kind]
 
@@ -226,12 +237,7 @@ def test_a_shared_game_opens_in_the_viewer_inside_the_mini_app(tg_server, browse
     status, steps = http("GET", f"{tg_server.url}/api/games/{game_id}/steps")
     assert status == 200
     total = len(steps["steps"]) - 1
-    ctx = browser.new_context(viewport=PHONE, locale="en-US")
-    ctx.set_default_timeout(20_000)
-    ctx.add_init_script(BRIDGE)
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    ctx, page, errors = phone_in_telegram(browser)
     olga = user(7021, "Ольга", "ru")
     page.goto(mini_app_url(f"{tg_server.url}/", olga, DARK, start=f"game_{game_id}_4"))
     wait_screen(page, "viewer", 30_000)
@@ -276,12 +282,7 @@ def test_the_puzzle_of_the_day_in_the_mini_app(tg_server, browser) -> None:
     from ..server.harness import http
     from ..web.test_puzzles import click_action, solution
 
-    ctx = browser.new_context(viewport=PHONE, locale="en-US")
-    ctx.set_default_timeout(20_000)
-    ctx.add_init_script(BRIDGE)
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    ctx, page, errors = phone_in_telegram(browser)
     pavel = user(7031, "Павел", "ru")
     page.goto(mini_app_url(f"{tg_server.url}/", pavel, DARK, start="puzzles"))
     wait_screen(page, "puzzles", 30_000)
@@ -320,12 +321,7 @@ def test_a_hint_at_a_table_against_the_computer_in_the_mini_app(tg_server, brows
     the Telegram user's language."""
     from ..web.helpers import start_vs_computer, wait_turn
 
-    ctx = browser.new_context(viewport=PHONE, locale="en-US")
-    ctx.set_default_timeout(20_000)
-    ctx.add_init_script(BRIDGE)
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    ctx, page, errors = phone_in_telegram(browser)
     page.goto(mini_app_url(f"{tg_server.url}/", user(7041, "Kenji", "ja"), DARK, "computer"))
     start_vs_computer(page, bots=1, deck="24", level="1")
     assert page.evaluate("document.documentElement.lang") == "ja"
