@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, insert, select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from ..storage.schema import candy_grants, game_seats, moves, players, ratings
@@ -172,17 +171,17 @@ def read_people(conn: Connection, facts: GameFacts) -> tuple[bool, dict[str, Kno
     return bool(rows[0].settled), known
 
 
-def _upsert_ratings(dialect: str) -> Any:
-    """INSERT ... ON CONFLICT (player, variant) DO UPDATE in ``dialect`` (both
-    stores have it): one statement for new and known ratings alike."""
-    stmt: Any = (pg_insert if dialect == "postgresql" else sqlite_insert)(ratings)
+def _sqlite_upsert() -> Any:
+    """INSERT ... ON CONFLICT (player, variant) DO UPDATE: one statement for new
+    and known ratings alike (PostgreSQL's is inside _WRITE_POSTGRES)."""
+    stmt: Any = sqlite_insert(ratings)
     return stmt.on_conflict_do_update(
         index_elements=[ratings.c.player, ratings.c.variant],
         set_={c: stmt.excluded[c] for c in _RATING_COLUMNS},
     )
 
 
-_UPSERTS: dict[str, Any] = {}
+_UPSERT_RATINGS = _sqlite_upsert()
 
 
 def stored_auto(conn: Connection, game_id: int) -> list[bool]:
@@ -255,7 +254,7 @@ def settle(conn: Connection, facts: GameFacts) -> dict[str, dict[str, Any]]:
         if rows:
             conn.execute(_GRANT, rows)
         if rating_rows:
-            conn.execute(_upsert(conn.dialect.name), rating_rows)
+            conn.execute(_UPSERT_RATINGS, rating_rows)
         conn.execute(_SEATS, seat_rows)
     return {
         key: {
@@ -305,12 +304,6 @@ def _rate(
                  "games": new.games, "updated_at": facts.ended_at}
             )  # fmt: skip
     return out, rows
-
-
-def _upsert(dialect: str) -> Any:
-    if dialect not in _UPSERTS:
-        _UPSERTS[dialect] = _upsert_ratings(dialect)
-    return _UPSERTS[dialect]
 
 
 #: PostgreSQL: the three writes of a settled game in one statement (data-modifying
