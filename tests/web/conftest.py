@@ -172,8 +172,8 @@ def _console(message: Any, errors: list[str]) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    if SHOTS.exists() and any(SHOTS.iterdir()):
-        count = len(list(SHOTS.glob("*.png")))
+    count = len(list(SHOTS.glob("*.png"))) if SHOTS.exists() else 0
+    if count:
         terminalreporter.write_line(f"web client screenshots ({count}): {SHOTS}")
     audit = SHOTS / "audit"  # the layout audit's (test_layout_audit.py)
     if audit.exists() and any(audit.iterdir()):
