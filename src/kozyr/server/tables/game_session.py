@@ -120,6 +120,14 @@ class GameSession:
     def result(self) -> Result | None:
         return self.state.result
 
+    def count_hint(self, seat: int) -> int:
+        """One more hint for ``seat``; how many it has had.  The record's
+        ``meta.hints`` follows at once (the finished record and the stored
+        header of a game in play both say it)."""
+        used = self.hints[seat] = self.hints.get(seat, 0) + 1
+        self.record.meta["hints"] = {str(s): n for s, n in sorted(self.hints.items())}
+        return used
+
     def header(self) -> dict[str, Any]:
         """The record without actions: what the database keeps for a game in play."""
         data = self.record.to_json()

@@ -98,8 +98,7 @@ async def _answer(room: Room, player: Player, seat: int, view: View) -> None:
         return
     if room.game is not g:
         return  # the game ended or another began meanwhile: the hint is moot
-    used = g.hints[seat] = g.hints.get(seat, 0) + 1
-    g.record.meta["hints"] = {str(s): n for s, n in sorted(g.hints.items())}
+    used = g.count_hint(seat)
     if g.game_id is not None:  # kept with the game: a restart still knows (no candies)
         saved = room.hub.store.save_header(g.game_id, g.header())
         room.hub.tasks.spawn(saved, f"hints-{room.code}")

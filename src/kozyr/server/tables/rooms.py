@@ -953,8 +953,6 @@ class Room:
                 else:
                     outcome = "win"
                 outcomes.append((s.player.key, s.player.name, level, outcome))
-        if g.hints:  # issue 27: the record says who used hints (candies read it)
-            g.record.meta["hints"] = {str(seat): n for seat, n in sorted(g.hints.items())}
         if g.game_id is not None:
             facts = self._facts(g.game_id)
 
