@@ -9,6 +9,12 @@ seat to move (see :mod:`kozyr.bots.puzzles`).  Everything follows from
     nice -n 10 .venv/bin/python scripts/mine_puzzles.py --seed 1 --games 400 --out /tmp/p1.json
     .venv/bin/python scripts/mine_puzzles.py --merge /tmp/p1.json /tmp/p2.json \\
         --out src/kozyr/bots/puzzles.json
+
+``--search`` mines the other kind instead: 3-player positions (podkidnoy and
+perevodnoy in turn) with an empty stock and all three players holding cards,
+where a deep search of the player's view finds one move far better than every
+other (:func:`kozyr.bots.puzzles.search_only_move`).  A quick search screens
+each position first; only the promising ones get the deep, two-seed look.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import sys
 import time
 from pathlib import Path
 
+from kozyr.bots.ismcts import evaluate_actions
 from kozyr.bots.levels import level_bot
 from kozyr.bots.match import play_game
 from kozyr.bots.puzzles import (
@@ -28,13 +35,16 @@ from kozyr.bots.puzzles import (
     hardness,
     load,
     only_move,
+    search_only_move,
     solution_line,
 )
+from kozyr.bots.sampler import Slots
 from kozyr.engine.actions import Action
 from kozyr.engine.cards import count
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
+from kozyr.engine.view import view_of
 
 TABLES = [
     Rules(players=2, variant="podkidnoy"),
@@ -49,6 +59,12 @@ MAX_CARDS = 13
 MINE_BUDGET = 20_000
 #: Decisions of a game put to the solver (at random, from the seed).
 SPOTS = 10
+#: The search puzzles' tables (``--search``).
+SEARCH_TABLES = [Rules(players=3, variant="podkidnoy"), Rules(players=3, variant="perevodnoy")]
+#: The quick screen's iterations, and the lead its best move needs to earn the deep look.
+SCREEN_BUDGET, SCREEN_MARGIN = 60_000, 0.2
+#: At most this many legal moves (each gets a deep search of its own).
+SEARCH_WIDTH = 8
 
 
 def candidates(rules: Rules, seed: int, actions: list[Action]) -> list[tuple[int, int]]:
@@ -103,21 +119,82 @@ def mine_game(rules: Rules, seed: int, rng: random.Random) -> Puzzle | None:
         )
     # The hardest of the game's puzzles: easy ones are the commonest by far.
     return max(found, key=lambda p: p.hardness, default=None)
+
+
+def search_candidates(rules: Rules, seed: int, actions: list[Action]) -> list[tuple[int, int]]:
+    """(action index, seat) of every decision for a search puzzle: empty stock,
+    every player still holding cards, and 2..SEARCH_WIDTH legal moves; the
+    places of some cards must be unknown to the seat (when one opponent's hand
+    is all known, the other holds the rest: nothing is hidden)."""
+    state = GameState.new(rules, Deal.from_seed(rules, seed))
+    out = []
+    for i, act in enumerate(actions):
+        seat = state.to_move
+        if (
+            seat is not None
+            and state.deck_count == 0
+            and all(state.hands)
+            and 2 <= len(state.legal_actions()) <= SEARCH_WIDTH
+            and not Slots(view_of(state, seat)).determined()
+        ):
+            out.append((i, seat))
+        state.apply(act)
+    return out
+
+
+def mine_search_game(rules: Rules, seed: int, rng: random.Random) -> Puzzle | None:
+    """The first search puzzle among up to SPOTS decisions of one game."""
+    bots = [level_bot(4 + (seat + seed) % 2, seed * 7 + seat) for seat in range(rules.players)]
+    actions: list[Action] = []
+    play_game(rules, Deal.from_seed(rules, seed), bots, on_action=actions.append)
+    spots = search_candidates(rules, seed, actions)
+    rng.shuffle(spots)
+    for index, seat in spots[:SPOTS]:
+        state = GameState.new(rules, Deal.from_seed(rules, seed))
+        for act in actions[:index]:
+            state.apply(act)
+        quick = sorted(v.chance for v in evaluate_actions(view_of(state, seat), SCREEN_BUDGET))
+        if quick[-1] - quick[-2] < SCREEN_MARGIN:
+            continue
+        chances = search_only_move(state, seat)
+        if chances is None:
+            continue
+        alternatives = len(chances)
+        return Puzzle(
+            id=f"{seed}-{index}",
+            rules=rules,
+            seed=seed,
+            actions=tuple(encode(a) for a in actions[:index]),
+            seat=seat,
+            solution=(encode(chances[0][0]),),
+            moves=1,
+            critical=1,
+            alternatives=alternatives,
+            hardness=hardness(1, 1, alternatives),
+            kind="search",
+            chances=tuple((encode(a), round(c, 3)) for a, c in chances),
+        )
     return None
 
 
-def mine(seed: int, games: int, out: Path) -> None:
+def mine(seed: int, games: int, out: Path, search: bool = False) -> None:
     rng = random.Random(seed)
     found: list[Puzzle] = []
     start = time.perf_counter()
+    tables = SEARCH_TABLES if search else TABLES
     for g in range(games):
-        rules = TABLES[g % len(TABLES)]
+        rules = tables[g % len(tables)]
         deal_seed = seed * 1_000_000 + g
-        p = mine_game(rules, deal_seed, rng)
+        p = (mine_search_game if search else mine_game)(rules, deal_seed, rng)
         if p is not None:
             found.append(p)
-        if (g + 1) % 100 == 0:  # a part stopped early keeps what it found
-            meta = {"seed": seed, "games": g + 1, "wall_s": round(time.perf_counter() - start, 1)}
+        if (g + 1) % (10 if search else 100) == 0:  # a part stopped early keeps what it found
+            meta = {
+                "seed": seed,
+                "search": search,
+                "games": g + 1,
+                "wall_s": round(time.perf_counter() - start, 1),
+            }
             dump(found, out, meta)
         if (g + 1) % 20 == 0:
             print(
@@ -126,14 +203,23 @@ def mine(seed: int, games: int, out: Path) -> None:
                 flush=True,
             )
     wall = time.perf_counter() - start
-    dump(found, out, {"seed": seed, "games": games, "wall_s": round(wall, 1)})
+    dump(found, out, {"seed": seed, "search": search, "games": games, "wall_s": round(wall, 1)})
     print(f"{len(found)} puzzles from {games} games in {wall:.0f} s -> {out}")
 
 
+def hides_cards(p: Puzzle) -> bool:
+    return not Slots(view_of(p.position(), p.seat)).determined()
+
+
 def merge(parts: list[Path], out: Path) -> None:
+    """The parts' puzzles, once each; a search puzzle whose position hides no
+    card is dropped (parts mined before that check existed had a few)."""
     seen: dict[str, Puzzle] = {}
     for part in parts:
         for p in load(part):
+            if p.kind == "search" and not hides_cards(p):
+                print(f"dropped {p.id}: every card's place is known", file=sys.stderr)
+                continue
             seen.setdefault(p.id, p)
     dump(list(seen.values()), out, {"parts": len(parts), "script": "scripts/mine_puzzles.py"})
     print(f"{len(seen)} puzzles -> {out}")
@@ -143,13 +229,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--games", type=int, default=100)
+    ap.add_argument("--search", action="store_true", help="mine search puzzles (3 players)")
     ap.add_argument("--merge", nargs="+", type=Path, help="merge these parts into --out")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
     if args.merge:
         merge(args.merge, args.out)
     else:
-        mine(args.seed, args.games, args.out)
+        mine(args.seed, args.games, args.out, args.search)
     return 0
 
 

@@ -1,10 +1,15 @@
 """The shipped Durak puzzles (issue 27 §5; docs/puzzles.md): every one replays
-from its deal, is an exact only-move position by the solver, and plays out as
-the page plays it (right, solved, wrong with a losing line, illegal refused)."""
+from its deal; an exact one is an only-move position by the solver, a search
+one a 3-player position with hidden cards where a deep search of the player's
+view finds one move far better than every other; each plays out as the page
+plays it (right, solved, wrong with a losing line or chances, illegal refused)
+and the page never gets a card the player could not know."""
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -13,13 +18,19 @@ from hypothesis import strategies as st
 
 from kozyr.bots import puzzles
 from kozyr.bots.endgame import Solver, two_sided
+from kozyr.bots.ismcts import refine_actions
 from kozyr.bots.puzzles import Puzzle, decode, encode
+from kozyr.bots.sampler import Slots
 from kozyr.engine.actions import Action, Kind
+from kozyr.engine.cards import cards_str
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import OVER, GameState
+from kozyr.engine.view import view_of
 
 SHIPPED = puzzles.shipped()
+EXACT = [p for p in SHIPPED if p.kind == "exact"]
+SEARCH = [p for p in SHIPPED if p.kind == "search"]
 
 
 def player_moves(p: Puzzle) -> list[Action]:
@@ -27,7 +38,7 @@ def player_moves(p: Puzzle) -> list[Action]:
 
 
 def test_enough_puzzles_spread_over_tables_roles_and_levels() -> None:
-    assert len(SHIPPED) >= 500
+    assert len(SHIPPED) >= 500 and len(EXACT) + len(SEARCH) == len(SHIPPED)
     assert len({p.id for p in SHIPPED}) == len(SHIPPED)
     tags = Counter((p.tags["variant"], p.tags["players"]) for p in SHIPPED)
     for table in [("podkidnoy", 2), ("perevodnoy", 2), ("podkidnoy", 3), ("perevodnoy", 3)]:
@@ -39,8 +50,8 @@ def test_enough_puzzles_spread_over_tables_roles_and_levels() -> None:
     assert any(decode(p.solution[0]).kind == Kind.TRANSFER for p in SHIPPED)
 
 
-def test_every_puzzle_replays_to_an_open_two_sided_position() -> None:
-    for p in SHIPPED:
+def test_every_exact_puzzle_replays_to_an_open_two_sided_position() -> None:
+    for p in EXACT:
         state = p.position()  # raises on an illegal action
         assert state.phase != OVER and state.to_move == p.seat, p.id
         assert state.deck_count == 0 and two_sided(state), p.id
@@ -58,18 +69,18 @@ def check_only_moves(sample: list[Puzzle]) -> None:
 def test_the_first_move_is_the_only_winning_one() -> None:
     """A sample of 60 by the solver as the server asks it (all of them in the
     slow test below: a few minutes)."""
-    check_only_moves(random.Random(3).sample(SHIPPED, min(60, len(SHIPPED))))
+    check_only_moves(random.Random(3).sample(EXACT, min(60, len(EXACT))))
 
 
 @pytest.mark.slow
 def test_every_first_move_is_the_only_winning_one() -> None:
-    check_only_moves(list(SHIPPED))
+    check_only_moves(EXACT)
 
 
 def test_the_only_move_by_fresh_solvers() -> None:
     """A sample, with a fresh solver per action (no table shared between the
     questions, so no answer leans on another's)."""
-    for p in random.Random(5).sample(SHIPPED, min(25, len(SHIPPED))):
+    for p in random.Random(5).sample(EXACT, min(25, len(EXACT))):
         state = p.position()
         answer = decode(p.solution[0])
         for act in state.legal_actions():
@@ -80,12 +91,12 @@ def test_the_only_move_by_fresh_solvers() -> None:
 
 
 def test_playing_the_solution_solves_and_a_wrong_move_loses() -> None:
-    check_play(random.Random(27).sample(SHIPPED, min(12, len(SHIPPED))))
+    check_play(random.Random(27).sample(EXACT, min(12, len(EXACT))))
 
 
 @pytest.mark.slow
 def test_every_puzzle_plays_out() -> None:
-    check_play(list(SHIPPED))
+    check_play(EXACT)
 
 
 def check_play(sample: list[Puzzle]) -> None:
@@ -108,7 +119,7 @@ def check_play(sample: list[Puzzle]) -> None:
 
 
 def test_illegal_and_out_of_turn_moves_are_refused() -> None:
-    p = SHIPPED[0]
+    p = EXACT[0]
     other = 1 - p.seat if p.rules.players == 2 else (p.seat + 1) % 3
     with pytest.raises(puzzles.PuzzleError):
         puzzles.play(p, [Action(other, Kind.TAKE)])
@@ -120,13 +131,108 @@ def test_illegal_and_out_of_turn_moves_are_refused() -> None:
 
 
 def test_the_public_puzzle_hides_the_solution() -> None:
-    for p in SHIPPED[:50]:
+    for p in EXACT[:50]:
         data = puzzles.public_json(p)
         assert "solution" not in data and "actions" not in data
         pos = data["position"]
         assert pos["all_known"] is True and pos["to_move"] == p.seat
         assert len(pos["legal"]) == p.alternatives
         assert len(pos["hands"]) == p.rules.players
+
+
+# ------------------------------------------------------------ search puzzles
+def test_search_puzzles_are_three_player_positions_with_hidden_cards() -> None:
+    assert len(SEARCH) >= 100
+    tags = Counter((p.tags["variant"], p.tags["role"]) for p in SEARCH)
+    assert tags[("podkidnoy", "defend")] and tags[("perevodnoy", "defend")], tags
+    assert tags[("podkidnoy", "attack")] + tags[("perevodnoy", "attack")] >= 5, tags
+    for p in SEARCH:
+        state = p.position()
+        assert p.rules.players == 3 and all(state.hands), p.id
+        assert state.deck_count == 0 and state.to_move == p.seat, p.id
+        assert not Slots(view_of(state, p.seat)).determined(), p.id  # some cards are hidden
+        legal = state.legal_actions()
+        assert sorted(map(encode, legal)) == sorted(a for a, _ in p.chances), p.id
+        assert p.alternatives == len(legal) and p.moves == p.critical == 1
+        chances = [c for _, c in p.chances]
+        assert p.chances[0][0] == p.solution[0] and chances == sorted(chances, reverse=True)
+        # Stored rounded to 3 places: the margin holds to within the rounding.
+        assert chances[0] - chances[1] >= puzzles.SEARCH_MARGIN - 0.001, p.id
+
+
+def check_search_again(sample: list[Puzzle], iterations: int, margin: float) -> None:
+    """A third seed, never used in mining, must find the same best move."""
+    for p in sample:
+        state = p.position()
+        view = view_of(state, p.seat)
+        chances = refine_actions(view, view.legal, iterations, seed=3)
+        ranked = sorted(zip(map(encode, view.legal), chances, strict=True), key=lambda ac: -ac[1])
+        assert ranked[0][0] == p.solution[0], (p.id, ranked, p.chances)
+        assert ranked[0][1] - ranked[1][1] >= margin, (p.id, ranked)
+
+
+def test_a_new_seed_finds_the_same_best_move() -> None:
+    """A sample at a third of the mining budget (all at the full one: slow)."""
+    check_search_again(random.Random(1).sample(SEARCH, min(4, len(SEARCH))), 30_000, 0.15)
+
+
+@pytest.mark.slow
+def test_every_search_puzzle_holds_on_a_new_seed() -> None:
+    check_search_again(SEARCH, puzzles.SEARCH_BUDGET, 0.15)
+
+
+CARD = re.compile(r'"([2-9TJQKA][SCDH])"')
+
+
+def test_a_search_puzzle_never_shows_a_hidden_card() -> None:
+    """Neither the page's position nor any answer to a move names a card the
+    player could not know (an opponent's card not known to be in its hand)."""
+    for p in SEARCH:
+        state = p.position()
+        hidden = set()
+        for s, h in enumerate(state.hands):
+            if s != p.seat:
+                hidden |= set(cards_str(h & ~state.known[s]))
+        data = puzzles.public_json(p)
+        assert "solution" not in data and "chances" not in json.dumps(data)
+        pos = data["position"]
+        assert pos["all_known"] is False and len(pos["legal"]) == p.alternatives
+        for s in range(3):
+            want = state.hands[s] if s == p.seat else state.hands[s] & state.known[s]
+            assert pos["hands"][s] == cards_str(want)
+        answers = [puzzles.play(p, [decode(a)]) for a, _ in p.chances]
+        for blob in [data, *answers]:
+            assert hidden.isdisjoint(CARD.findall(json.dumps(blob))), p.id
+
+
+def test_a_search_puzzle_is_one_move_answered_with_chances() -> None:
+    for p in SEARCH[:: max(1, len(SEARCH) // 12)]:
+        best = decode(p.solution[0])
+        done = puzzles.play(p, [best])
+        assert done["result"] == "solved" and done["chance"] == p.chances[0][1]
+        listed = [(Action.from_json(c["action"]), c["chance"]) for c in done["chances"]]
+        assert listed == [(decode(a), c) for a, c in p.chances]
+        for text, chance in p.chances[1:]:
+            out = puzzles.play(p, [decode(text)])
+            assert out["result"] == "wrong" and out["line"] == [] and out["durak"] is None
+            assert (out["chance"], out["chance_best"]) == (chance, p.chances[0][1])
+            assert "chances" not in out  # Try again stays a puzzle
+        assert puzzles.play(p, [])["result"] == "start"
+        with pytest.raises(puzzles.PuzzleError):
+            puzzles.play(p, [best, best])
+        other = (p.seat + 1) % 3
+        with pytest.raises(puzzles.PuzzleError):
+            puzzles.play(p, [Action(other, Kind.TAKE)])
+
+
+def test_an_exact_puzzle_with_a_player_out_shows_every_hand() -> None:
+    """At a 3-player table with one player out every card's place is known."""
+    p = next(p for p in EXACT if p.rules.players == 3)
+    pos = puzzles.public_json(p)["position"]
+    state = p.position()
+    assert pos["all_known"] is True
+    assert pos["hands"] == [cards_str(h) for h in state.hands]
+    assert sum(1 for h in state.hands if h) == 2
 
 
 def test_the_daily_puzzle_changes_with_the_day_and_is_not_hard() -> None:

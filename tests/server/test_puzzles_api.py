@@ -20,8 +20,8 @@ def solution_moves(p: puzzles.Puzzle) -> list[dict[str, Any]]:
     return [a.to_json() for a in map(puzzles.decode, p.solution) if a.seat == p.seat]
 
 
-def pick(moves: int) -> puzzles.Puzzle:
-    return next(p for p in puzzles.shipped() if p.moves == moves)
+def pick(moves: int, kind: str = "exact") -> puzzles.Puzzle:
+    return next(p for p in puzzles.shipped() if p.moves == moves and p.kind == kind)
 
 
 def test_list_daily_and_one_puzzle(server: ServerProcess) -> None:
@@ -37,8 +37,10 @@ def test_list_daily_and_one_puzzle(server: ServerProcess) -> None:
     assert status == 200 and same["position"] == daily["position"]
     text = json.dumps(same)
     assert "solution" not in same and '"actions"' not in text
-    assert same["position"]["all_known"] is True
+    assert same["position"]["all_known"] is (p.kind == "exact")
     assert same["position"]["to_move"] == same["seat"] == p.seat
+    kinds = {r["tags"]["kind"] for r in listing["puzzles"]}
+    assert kinds == {"exact", "search"}
 
 
 def test_solving_move_by_move(server: ServerProcess) -> None:
@@ -62,6 +64,28 @@ def test_a_wrong_move_shows_where_it_leads(server: ServerProcess) -> None:
     assert status == 200 and out["result"] == "wrong"
     assert out["durak"] == p.seat and out["line"]
     assert out["position"]["result"] is None or out["position"]["phase"] != "over"
+
+
+def test_a_search_puzzle_answers_with_chances(server: ServerProcess) -> None:
+    """Three players holding cards: the page gets only what the player may
+    know, a wrong move its chance and the best one's, the right move every chance."""
+    p = pick(1, "search")
+    status, data = http("GET", f"{server.url}/api/puzzles/{p.id}")
+    assert status == 200 and data["tags"]["kind"] == "search"
+    pos = data["position"]
+    assert pos["all_known"] is False and len(pos["hands"]) == 3
+    assert sum(map(len, pos["hands"])) < sum(pos["hand_counts"])  # some are face down
+    url = f"{server.url}/api/puzzles/{p.id}/move"
+    best = solution_moves(p)[0]
+    wrong = puzzles.decode(p.chances[-1][0]).to_json()
+    status, out = http("POST", url, {"actions": [wrong]})
+    assert status == 200 and out["result"] == "wrong"
+    assert (out["chance"], out["chance_best"]) == (p.chances[-1][1], p.chances[0][1])
+    status, out = http("POST", url, {"actions": [best]})
+    assert status == 200 and out["result"] == "solved"
+    assert [c["chance"] for c in out["chances"]] == [c for _, c in p.chances]
+    status, out = http("POST", url, {"actions": [best, best]})
+    assert status == 400 and out["error"]["code"] == "illegal_move"
 
 
 def test_bad_requests_are_refused_clearly(server: ServerProcess) -> None:

@@ -1,8 +1,9 @@
 """The /puzzles page in a real browser against the real server (issue 27 §5):
 on a phone, a puzzle solved move by move (the solved count and the streak go
 up), then one failed (the losing line is shown, the streak drops to 0, Try again
-starts over); the layout audit of the page on a phone in 4 languages and on a
-desktop."""
+starts over); a search puzzle (three players, the others' unknown cards face
+down, answered with chances); the layout audit of the page on a phone in 4
+languages and on a desktop."""
 
 from __future__ import annotations
 
@@ -12,12 +13,15 @@ from typing import Any
 import pytest
 
 from kozyr.bots import puzzles
+from kozyr.engine.cards import cards_str
 
 from ..server.harness import http
 from .helpers import DESKTOP, PHONE, shot, wait_screen
 from .test_layout_audit import VIEWPORTS, audit
 from .test_profile import with_token
 from .test_viewer import LOCALES, text
+
+EXACT = [p for p in puzzles.shipped() if p.kind == "exact"]
 
 
 def solution(p: puzzles.Puzzle) -> list[dict[str, Any]]:
@@ -38,7 +42,7 @@ def stats_text(page: Any, solved: int, streak: int) -> str:
 
 
 def test_solve_one_and_fail_one_on_a_phone(open_page: Any, server: Any) -> None:
-    two = next(p for p in puzzles.shipped() if p.moves == 2 and p.tags["players"] == 3)
+    two = next(p for p in EXACT if p.moves == 2 and p.tags["players"] == 3)
     page = open_page(PHONE, path=f"puzzles?id={two.id}")
     wait_screen(page, "puzzles")
     page.wait_for_selector("#puzzle-board .puzzle-move")
@@ -67,8 +71,11 @@ def test_solve_one_and_fail_one_on_a_phone(open_page: Any, server: Any) -> None:
     wrong = next(a.to_json() for a in p.position().legal_actions() if a.to_json() != right)
     click_action(page, wrong)
     page.wait_for_selector('#puzzle-feedback[data-result="wrong"]')
-    assert text("en", "puzzles.youDurak") in page.inner_text("#puzzle-feedback")
-    assert page.eval_on_selector_all("#puzzle-feedback .puzzle-line li", "e => e.length") >= 1
+    if p.kind == "exact":
+        assert text("en", "puzzles.youDurak") in page.inner_text("#puzzle-feedback")
+        assert page.eval_on_selector_all("#puzzle-feedback .puzzle-line li", "e => e.length")
+    else:
+        assert text("en", "puzzles.wrongSearch") in page.inner_text("#puzzle-feedback")
     assert page.inner_text("#puzzle-stats") == stats_text(page, 1, 0)
     shot(page, "puzzle-wrong-phone")
     page.click("#puzzle-retry")
@@ -92,6 +99,54 @@ def test_solve_one_and_fail_one_on_a_phone(open_page: Any, server: Any) -> None:
     other.wait_for_function(
         "(want) => document.querySelector('#puzzle-stats').textContent === want", arg=expect
     )
+
+
+def pct(chance: float) -> str:
+    return f"{round(chance * 100)}\u00a0%"
+
+
+@pytest.mark.parametrize("lang", ["en", "ru"])
+def test_a_search_puzzle_on_a_phone(open_page: Any, lang: str) -> None:
+    """Three players hold cards: the others' unknown cards are face down, the
+    page says why; a wrong move shows its chance and the best one's, Try again,
+    then the right move shows every move's chance.  Audited in each state."""
+    p = max((p for p in puzzles.shipped() if p.kind == "search"), key=lambda p: p.alternatives)
+    page = open_page(PHONE, locale=LOCALES[lang], path=f"puzzles?id={p.id}")
+    wait_screen(page, "puzzles")
+    page.wait_for_selector("#puzzle-board .puzzle-move")
+    assert page.inner_text("#puzzle-known") == text(lang, "puzzles.hiddenCards")
+    assert page.inner_text("#puzzle-task") == text(lang, "puzzles.taskSearch")
+    state = p.position()
+    for seat in range(3):
+        if seat == p.seat:
+            continue
+        sel = f'#puzzle-board .puzzle-seat[data-seat="{seat}"]'
+        up = page.eval_on_selector_all(
+            f"{sel} .pcard[data-card]", "e => e.map((x) => x.dataset.card)"
+        )
+        down = page.eval_on_selector_all(f"{sel} .pcard.back", "e => e.length")
+        known = state.hands[seat] & state.known[seat]
+        assert sorted(up) == sorted(cards_str(known))
+        assert down == state.hands[seat].bit_count() - known.bit_count()
+    assert page.eval_on_selector_all("#puzzle-board .pcard.back", "e => e.length") > 0
+    problems = audit(page, f"{lang}-puzzle-search", "phone-360x740", scrolls=True)
+    wrong_text, wrong_chance = p.chances[-1]
+    click_action(page, puzzles.decode(wrong_text).to_json())
+    page.wait_for_selector('#puzzle-feedback[data-result="wrong"]')
+    said = text(lang, "puzzles.chanceWrong", played=pct(wrong_chance), best=pct(p.chances[0][1]))
+    assert said in page.inner_text("#puzzle-feedback")
+    page.click("#puzzle-retry")
+    page.wait_for_selector("#puzzle-feedback", state="hidden")
+    click_action(page, solution(p)[0])
+    page.wait_for_selector('#puzzle-feedback[data-result="solved"]')
+    rows = page.eval_on_selector_all(
+        "#puzzle-feedback .puzzle-chances li", "e => e.map((x) => x.textContent)"
+    )
+    assert len(rows) == p.alternatives
+    assert all(r.endswith(pct(c)) for r, (_, c) in zip(rows, p.chances, strict=True))
+    shot(page, f"puzzle-search-solved-{lang}")
+    problems += audit(page, f"{lang}-puzzle-search-solved", "phone-360x740", scrolls=True)
+    assert not problems, "\n".join(problems)
 
 
 def test_a_missing_puzzle_says_so(open_page: Any) -> None:

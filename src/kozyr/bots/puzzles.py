@@ -1,11 +1,20 @@
-"""Durak puzzles (issue 27 §5): exact only-move positions from real bot games.
+"""Durak puzzles (issue 27 §5): only-move positions from real bot games.
 
 A puzzle is a position of a real game (a record prefix: rules, deal seed and
-the actions up to it, so the engine can replay and verify it) where the seat to
-move has one move that keeps it from being the durak and every other legal
-move makes it the durak, by the exact endgame solver (:mod:`.endgame`).  Those
-positions have an empty stock and two players left, so every card's place is
-known.  The puzzle goes on while the player still has a decision in the
+the actions up to it, so the engine can replay and verify it) of one of two kinds:
+
+* ``exact``: the seat to move has one move that keeps it from being the durak
+  and every other legal move makes it the durak, by the exact endgame solver
+  (:mod:`.endgame`).  Those positions have an empty stock and two players left,
+  so every card's place is known.
+* ``search``: three players still hold cards, so the player does not know who
+  holds which of the cards still out.  One move is far better than every other
+  (by :data:`SEARCH_MARGIN` at least) by a deep search of the player's own view
+  (:func:`kozyr.bots.ismcts.refine_actions`, :data:`SEARCH_BUDGET` iterations for
+  each move, on two seeds that must agree).  The puzzle is that one move; the
+  chances are stored with it, and the page never shows a hidden card.
+
+An exact puzzle goes on while the player still has a decision in the
 solver's main line where some move loses: the opponent answers with its best
 (the solver's) reply.  ``moves`` counts the player's moves the solution needs
 and ``critical`` those among them where a wrong move exists; the hardness
@@ -29,9 +38,11 @@ from kozyr.engine.cards import card_str, cards_of, cards_str, parse_card
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import OVER, GameState
-from kozyr.engine.view import view_json
+from kozyr.engine.view import view_json, view_of
 
 from .endgame import OutOfBudget, Solver, two_sided
+from .ismcts import refine_actions
+from .sampler import Slots
 
 DATA: Final = Path(__file__).with_name("puzzles.json")
 #: Solver positions allowed for one question (a mined position needs far fewer).
@@ -40,6 +51,12 @@ NODE_BUDGET: Final = 400_000
 MAX_MOVES: Final = 6
 #: A losing line shown after a wrong move is cut after this many plies.
 MAX_LINE: Final = 80
+#: A search puzzle's move beats every other move's chance by at least this much.
+SEARCH_MARGIN: Final = 0.25
+#: Search iterations for each legal move of a search puzzle, on each seed.
+SEARCH_BUDGET: Final = 100_000
+#: The seeds whose searches must agree on a search puzzle's move.
+SEARCH_SEEDS: Final = (1, 2)
 
 _LETTER: Final = {
     Kind.ATTACK: "A",
@@ -221,6 +238,32 @@ def solution_line(state: GameState, seat: int) -> Line | None:
     return Line(plies[:n], moves, critical) if critical else None
 
 
+def search_only_move(
+    state: GameState, seat: int, budget: int = SEARCH_BUDGET, seeds: tuple[int, ...] = SEARCH_SEEDS
+) -> list[tuple[Action, float]] | None:
+    """Every legal move of ``seat`` (to move) with its chance of not being the
+    durak (the mean over ``seeds``), best first, when on every seed the same
+    move is best by :data:`SEARCH_MARGIN` or more over each other move; else None.
+
+    Only the seat's view is searched (never the hidden cards), each move with a
+    search of its own rooted after it (``budget`` iterations a seed)."""
+    if state.to_move != seat or state.phase == OVER:
+        return None
+    view = view_of(state, seat)
+    legal = list(view.legal)
+    if len(legal) < 2:
+        return None
+    runs = [refine_actions(view, legal, budget, seed) for seed in seeds]
+    for chances in runs:
+        top = max(range(len(legal)), key=lambda k: chances[k])
+        if any(k != top and chances[top] - c < SEARCH_MARGIN for k, c in enumerate(chances)):
+            return None
+        if top != max(range(len(legal)), key=lambda k: runs[0][k]):
+            return None
+    mean = [sum(run[k] for run in runs) / len(runs) for k in range(len(legal))]
+    return sorted(zip(legal, mean, strict=True), key=lambda av: -av[1])
+
+
 def hardness(moves: int, critical: int, alternatives: int) -> int:
     """A score from 1 up: more of the player's moves, more of them critical and
     more legal alternatives at the first make a harder puzzle (docs/puzzles.md)."""
@@ -248,6 +291,10 @@ class Puzzle:
     critical: int
     alternatives: int
     hardness: int
+    #: "exact" (the solver's) or "search" (hidden cards; see the module's docstring).
+    kind: str = "exact"
+    #: A search puzzle's legal moves (compact notation) with their chances, best first.
+    chances: tuple[tuple[str, float], ...] = ()
 
     @property
     def level(self) -> str:
@@ -260,6 +307,7 @@ class Puzzle:
             "variant": self.rules.variant,
             "players": self.rules.players,
             "role": "defend" if first.kind in _DEFENDING else "attack",
+            "kind": self.kind,
         }
 
     def position(self) -> GameState:
@@ -281,7 +329,11 @@ class Puzzle:
             "critical": self.critical,
             "alternatives": self.alternatives,
             "hardness": self.hardness,
-        }
+        } | (
+            {"kind": self.kind, "chances": [[a, c] for a, c in self.chances]}
+            if self.kind != "exact"
+            else {}
+        )
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Puzzle:
@@ -296,6 +348,8 @@ class Puzzle:
             critical=int(d["critical"]),
             alternatives=int(d["alternatives"]),
             hardness=int(d["hardness"]),
+            kind=str(d.get("kind", "exact")),
+            chances=tuple((str(a), float(c)) for a, c in d.get("chances", ())),
         )
 
 
@@ -327,10 +381,16 @@ def shipped() -> tuple[Puzzle, ...]:
 # ------------------------------------------------------------------ playing
 def position_json(state: GameState, seat: int) -> dict[str, Any]:
     """What the player sees: its view, the legal moves when it is to move, and
-    every hand (the puzzles' positions have every card's place known)."""
+    ``hands``: every hand when every card's place is known to the player (or
+    the game is over), else its own hand and, of the others, only the cards
+    known to be there (the page shows the rest face down)."""
     data = view_json(state, seat)
-    data["hands"] = [cards_str(h) for h in state.hands]
-    data["all_known"] = (state.deck_count == 0 and two_sided(state)) or state.phase == OVER
+    every = state.phase == OVER or Slots(view_of(state, seat)).determined()
+    data["hands"] = [
+        cards_str(h if every or s == seat else h & state.known[s])
+        for s, h in enumerate(state.hands)
+    ]
+    data["all_known"] = every
     data["legal"] = (
         [a.to_json() for a in state.legal_actions()]
         if state.phase != OVER and state.to_move == seat
@@ -361,7 +421,10 @@ def play(p: Puzzle, moves: list[Action]) -> dict[str, Any]:
     Each must be legal (else :class:`PuzzleError`) and keep the player from
     being the durak.  The answer says ``right`` (with the opponent's replies),
     ``solved`` once the solution's moves are made, or ``wrong`` at the first
-    losing move, with the line it leads to under best play."""
+    losing move, with the line it leads to under best play.  A search puzzle
+    is one move: :func:`play_search`."""
+    if p.kind == "search":
+        return play_search(p, moves)
     state = p.position()
     judge = Judge(p.seat)
     line = [decode(a) for a in p.solution]
@@ -402,6 +465,32 @@ def play(p: Puzzle, moves: list[Action]) -> dict[str, Any]:
         "replies": [a.to_json() for a in replies],
         "position": position_json(state, p.seat),
     }
+
+
+def play_search(p: Puzzle, moves: list[Action]) -> dict[str, Any]:
+    """A search puzzle: its one move is ``solved`` (with every move's stored
+    chance), any other legal move ``wrong`` (with its chance and the best one's,
+    not the best move itself, so that Try again stays a puzzle)."""
+    state = p.position()
+    if not moves:
+        return {"result": "start", "replies": [], "position": position_json(state, p.seat)}
+    if len(moves) > 1:
+        raise PuzzleError("move 1: this puzzle takes one move")
+    move = moves[0]
+    if move.seat != p.seat or state.check(move) is not None:
+        raise PuzzleError(f"move 0 is not legal here: {move}")
+    chances = {decode(a): c for a, c in p.chances}
+    if move not in chances:
+        raise PuzzleError("this puzzle has no chance stored for that move")
+    state.do(move)
+    best = decode(p.solution[0])
+    common = {"position": position_json(state, p.seat), "chance": chances[move]}
+    if move != best:
+        return {"result": "wrong", "move": 0, "line": [], "durak": None,
+                "chance_best": chances[best]} | common  # fmt: skip
+    return {"result": "solved", "replies": [],
+            "chances": [{"action": decode(a).to_json(), "chance": c} for a, c in p.chances],
+            } | common  # fmt: skip
 
 
 def state_after(state: GameState, line: list[Action]) -> int | None:

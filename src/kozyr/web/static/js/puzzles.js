@@ -5,9 +5,12 @@
 // The solved count and the streak are the profile's when this browser has a
 // token (GET /api/me/puzzles; each wrong or solved answer carries the new
 // progress), else this browser's (localStorage).
+// A search puzzle (tags.kind "search", 3 players holding cards) hides what the
+// player cannot know: the others' unknown cards are face down, and the answer
+// to a move gives chances instead of a line.
 
 import { $, fill, h } from "./dom.js";
-import { cardLabelHTML, cardSVG, sortHand, suitOf } from "./cards.js";
+import { backSVG, cardLabelHTML, cardSVG, sortHand, suitOf } from "./cards.js";
 import { t } from "./i18n.js";
 import { store } from "./store.js";
 import { go, pagePath } from "./routes.js";
@@ -27,6 +30,7 @@ async function api(path, body, base = "api/puzzles") {
 }
 
 const cardsHTML = (cards) => cards.map(cardLabelHTML).join(" ");
+const pct = (chance) => `${Math.round(chance * 100)}\u00a0%`;
 
 /** One action in words, with card symbols (HTML: the cards are ours, not input). */
 export function actionHTML(a) {
@@ -165,7 +169,16 @@ export class Puzzles {
     $("#puzzle-retry").hidden = kind !== "wrong";
     if (!kind) return fill(box);
     const lines = [];
-    if (kind === "wrong") {
+    if (kind === "wrong" && r.chance_best !== undefined) {
+      lines.push(h("p", { class: "puzzle-verdict" }, t("puzzles.wrongSearch")));
+      lines.push(h("p", {}, t("puzzles.chanceWrong", { played: pct(r.chance), best: pct(r.chance_best) })));
+    } else if (kind === "solved" && r.chances) {
+      lines.push(h("p", { class: "puzzle-verdict" }, t("puzzles.solvedSearch")));
+      lines.push(
+        h("ul", { class: "puzzle-chances" }, r.chances.map((c) => h("li", { html: `${actionHTML(c.action)}: <b>${pct(c.chance)}</b>` }))),
+      );
+      lines.push(h("p", { class: "hint" }, t("puzzles.chancesNote")));
+    } else if (kind === "wrong") {
       lines.push(h("p", { class: "puzzle-verdict" }, t("puzzles.wrong")));
       if (r.durak === this.puzzle.seat) lines.push(h("p", {}, t("puzzles.youDurak")));
       else if (r.durak !== null) lines.push(h("p", {}, t("puzzles.endsDurak", { who: this.who(r.durak) })));
@@ -194,19 +207,25 @@ export class Puzzles {
     $("#puzzle-kind").textContent = this.daily ? t("puzzles.daily") : t("puzzles.number", { id: p.id });
     const tags = [t(`rules.values.variant.${p.tags.variant}`), t("puzzles.players", { n: p.tags.players }), t(`puzzles.level.${p.level}`)];
     $("#puzzle-tags").textContent = tags.join(" · ");
-    $("#puzzle-task").textContent = t(p.tags.role === "defend" ? "puzzles.taskDefend" : "puzzles.taskAttack", { n: p.moves });
-    $("#puzzle-known").hidden = !v.all_known;
+    const search = p.tags.kind === "search";
+    const task = search ? "puzzles.taskSearch" : p.tags.role === "defend" ? "puzzles.taskDefend" : "puzzles.taskAttack";
+    $("#puzzle-task").textContent = t(task, { n: p.moves });
+    $("#puzzle-known").textContent = t(v.all_known ? "puzzles.allKnown" : "puzzles.hiddenCards");
+    $("#puzzle-known").hidden = !v.all_known && !search;
     const trumpSuit = suitOf(v.trump);
     const seats = [];
     for (let seat = 0; seat < v.hands.length; seat++) {
       if (seat === p.seat) continue;
+      // Face up: every card when all are known, else those known to be there.
       const cards = sortHand(v.hands[seat], trumpSuit);
+      const held = v.hand_counts[seat];
+      const backs = Array.from({ length: Math.max(0, held - cards.length) }, () => h("span", { class: "pcard back", html: backSVG() }));
       seats.push(
         h(
           "div",
           { class: "puzzle-seat", dataset: { seat } },
-          h("p", { class: "puzzle-who" }, `${this.who(seat)} · ${cards.length ? t("puzzles.cards", { n: cards.length }) : t("puzzles.out")}`),
-          h("div", { class: "puzzle-cards" }, cards.map((c) => h("span", { class: "pcard", dataset: { card: c }, html: cardSVG(c) }))),
+          h("p", { class: "puzzle-who" }, `${this.who(seat)} · ${held ? t("puzzles.cards", { n: held }) : t("puzzles.out")}`),
+          h("div", { class: "puzzle-cards" }, [...cards.map((c) => h("span", { class: "pcard", dataset: { card: c }, html: cardSVG(c) })), ...backs]),
         ),
       );
     }
