@@ -268,7 +268,11 @@ def test_verdicts_stack_above_the_cards_and_a_false_accusation_is_a_setback(open
 def test_rename_in_the_room_share_copy_and_qr(open_page: Any) -> None:
     host, invite = online_room(open_page, seats="3")
     assert host.locator("#invite-qr").is_visible()  # desktop: the QR code for a phone
-    assert host.eval_on_selector("#invite-qr", "img => img.complete && img.naturalWidth > 100")
+    # The picture loads on its own time (a loaded machine: after the room is drawn).
+    host.wait_for_function(
+        "() => { const img = document.querySelector('#invite-qr');"
+        " return img.complete && img.naturalWidth > 100; }"
+    )
     host.fill("#rename-name", "Hostina")
     host.click("#rename-form button[type=submit]")
     wait_text(host, "#seat-list", "Hostina")
