@@ -23,6 +23,7 @@ import argparse
 import random
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from kozyr.bots.ismcts import evaluate_actions
@@ -67,35 +68,56 @@ SCREEN_BUDGET, SCREEN_MARGIN = 60_000, 0.2
 SEARCH_WIDTH = 8
 
 
-def candidates(rules: Rules, seed: int, actions: list[Action]) -> list[tuple[int, int]]:
-    """(action index, seat) of every decision worth solving: empty stock, two
-    players left, at most MAX_CARDS cards in their hands, a real choice."""
-    state = GameState.new(rules, Deal.from_seed(rules, seed))
-    out = []
-    for i, act in enumerate(actions):
-        seat = state.to_move
-        if (
-            seat is not None
-            and state.deck_count == 0
-            and sum(count(h) for h in state.hands) <= MAX_CARDS
-            and len(state.legal_actions()) >= 2
-        ):
-            out.append((i, seat))
-        state.apply(act)
-    return out
+def fits_exact(state: GameState, seat: int) -> bool:
+    """Worth solving: empty stock, two players left, at most MAX_CARDS cards in
+    their hands, a real choice."""
+    return (
+        state.deck_count == 0
+        and sum(count(h) for h in state.hands) <= MAX_CARDS
+        and len(state.legal_actions()) >= 2
+    )
 
 
-def mine_game(rules: Rules, seed: int, rng: random.Random) -> Puzzle | None:
+def fits_search(state: GameState, seat: int) -> bool:
+    """Worth a search puzzle: empty stock, every player still holding cards,
+    2..SEARCH_WIDTH legal moves, and the places of some cards unknown to the
+    seat (when one opponent's hand is all known, the other holds the rest:
+    nothing is hidden)."""
+    return (
+        state.deck_count == 0
+        and all(state.hands)
+        and 2 <= len(state.legal_actions()) <= SEARCH_WIDTH
+        and not Slots(view_of(state, seat)).determined()
+    )
+
+
+def spots(
+    rules: Rules, seed: int, rng: random.Random, fits: Callable[[GameState, int], bool]
+) -> Iterator[tuple[int, int, GameState, list[Action]]]:
+    """Plays one game between the level-4 and level-5 bots and yields up to
+    SPOTS of its decisions that ``fits`` (at random, from ``rng``): the action
+    index, the seat to move, the position and the game's actions."""
     bots = [level_bot(4 + (seat + seed) % 2, seed * 7 + seat) for seat in range(rules.players)]
     actions: list[Action] = []
     play_game(rules, Deal.from_seed(rules, seed), bots, on_action=actions.append)
-    spots = candidates(rules, seed, actions)
-    rng.shuffle(spots)
-    found: list[Puzzle] = []
-    for index, seat in spots[:SPOTS]:
+    state = GameState.new(rules, Deal.from_seed(rules, seed))
+    found = []
+    for i, act in enumerate(actions):
+        seat = state.to_move
+        if seat is not None and fits(state, seat):
+            found.append((i, seat))
+        state.apply(act)
+    rng.shuffle(found)
+    for index, seat in found[:SPOTS]:
         state = GameState.new(rules, Deal.from_seed(rules, seed))
         for act in actions[:index]:
             state.apply(act)
+        yield index, seat, state, actions
+
+
+def mine_game(rules: Rules, seed: int, rng: random.Random) -> Puzzle | None:
+    found: list[Puzzle] = []
+    for index, seat, state, actions in spots(rules, seed, rng, fits_exact):
         only = only_move(state, seat, MINE_BUDGET)
         if only is None:
             continue
@@ -121,38 +143,9 @@ def mine_game(rules: Rules, seed: int, rng: random.Random) -> Puzzle | None:
     return max(found, key=lambda p: p.hardness, default=None)
 
 
-def search_candidates(rules: Rules, seed: int, actions: list[Action]) -> list[tuple[int, int]]:
-    """(action index, seat) of every decision for a search puzzle: empty stock,
-    every player still holding cards, and 2..SEARCH_WIDTH legal moves; the
-    places of some cards must be unknown to the seat (when one opponent's hand
-    is all known, the other holds the rest: nothing is hidden)."""
-    state = GameState.new(rules, Deal.from_seed(rules, seed))
-    out = []
-    for i, act in enumerate(actions):
-        seat = state.to_move
-        if (
-            seat is not None
-            and state.deck_count == 0
-            and all(state.hands)
-            and 2 <= len(state.legal_actions()) <= SEARCH_WIDTH
-            and not Slots(view_of(state, seat)).determined()
-        ):
-            out.append((i, seat))
-        state.apply(act)
-    return out
-
-
 def mine_search_game(rules: Rules, seed: int, rng: random.Random) -> Puzzle | None:
     """The first search puzzle among up to SPOTS decisions of one game."""
-    bots = [level_bot(4 + (seat + seed) % 2, seed * 7 + seat) for seat in range(rules.players)]
-    actions: list[Action] = []
-    play_game(rules, Deal.from_seed(rules, seed), bots, on_action=actions.append)
-    spots = search_candidates(rules, seed, actions)
-    rng.shuffle(spots)
-    for index, seat in spots[:SPOTS]:
-        state = GameState.new(rules, Deal.from_seed(rules, seed))
-        for act in actions[:index]:
-            state.apply(act)
+    for index, seat, state, actions in spots(rules, seed, rng, fits_search):
         quick = sorted(v.chance for v in evaluate_actions(view_of(state, seat), SCREEN_BUDGET))
         if quick[-1] - quick[-2] < SCREEN_MARGIN:
             continue
