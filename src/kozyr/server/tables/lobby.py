@@ -211,24 +211,28 @@ class Hub:
         """Rebuild one room from its stored ``data`` and make it live here (None if
         the stored room is broken).  ``fence`` is the cluster's fencing token."""
         try:
-            room = self._room_from_store(code, data)
-            room.fence = fence
+            # The game is read before the room is built: building it makes its
+            # players' ``room`` point at it, and a ``hello`` of one of them in
+            # the meantime (a cluster adopts rooms while serving) would resync
+            # a table without its game, which the client never gets later.
+            game: GameSession | None = None
             game_id = data.get("game_id")
-            if room.state != "lobby" and game_id is not None:
+            if data["state"] != "lobby" and game_id is not None:
                 loaded = await self.store.load_game(int(game_id))
                 if loaded is None:
                     raise ValueError(f"game {game_id} is missing")
                 record, game_no, base = loaded
                 game = GameSession.resume(record, game_no, base)
-                game.game_id = int(game_id)
-                room.game = game
-                if room.state == "playing" and game.over:  # died while finishing
-                    await room.finish()
-                elif game.over:  # what the game paid, for a resync's game_over
-                    gid = int(game_id)
+                game.game_id = gid = int(game_id)
+                if game.over and data["state"] != "playing":  # for a resync's game_over
                     game.awards = await self.store.call(
                         lambda conn: awards_of(conn, gid), read_only=True
                     )
+            room = self._room_from_store(code, data)
+            room.fence = fence
+            room.game = game
+            if game is not None and game.over and room.state == "playing":
+                await room.finish()  # died while finishing (the room has its game)
             room.recovered()
         except (ValueError, KeyError, TypeError, RecordError, RulesError) as exc:
             log.error("room_recovery_failed", room=code, error=str(exc))
