@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from kozyr.bots.base import Bot
 from kozyr.bots.endgame import position_key, solve
 from kozyr.bots.frozen import frozen_bot
+from kozyr.bots.levels import lift_time_cap
 from kozyr.bots.match import play_game
 from kozyr.bots.rollout import outcome
 from kozyr.engine.actions import Action, Kind
@@ -165,6 +166,13 @@ class WithoutPositions:
         return self.bot.choose(replace(view, positions=()))
 
 
+def uncapped(level: int, seed: int) -> Bot:
+    """``is<level>`` without its wall-clock safety net: on a loaded machine the
+    endgame solver's deadline (half the cap) could cut a solve short and the
+    game would take another road (CI saw it once)."""
+    return lift_time_cap(frozen_bot(level, seed), float("inf"))
+
+
 def test_a_won_transfer_cycle_is_won_not_drawn() -> None:
     """In arena deal 910 level 9 (seat 1) had a won endgame, but the solver takes
     the first winning move it finds, and one of them brings the position back;
@@ -175,11 +183,11 @@ def test_a_won_transfer_cycle_is_won_not_drawn() -> None:
     rules = Rules(players=2, deck=36, variant="perevodnoy")
     golden = Path(__file__).parents[1] / "golden" / "repetition_draw_third_time.json"
     deal = deal_from_json(rules, json.loads(golden.read_text())["deal"])
-    state = play_game(rules, deal, [frozen_bot(8, seed=1), frozen_bot(9, seed=2)])
+    state = play_game(rules, deal, [uncapped(8, seed=1), uncapped(9, seed=2)])
     assert state.result is not None and state.result.durak == 0
     blind = play_game(
         rules,
         deal,
-        [WithoutPositions(frozen_bot(8, seed=1)), WithoutPositions(frozen_bot(9, seed=2))],
+        [WithoutPositions(uncapped(8, seed=1)), WithoutPositions(uncapped(9, seed=2))],
     )
     assert blind.result is not None and blind.result.repetition
