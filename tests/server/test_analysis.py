@@ -266,7 +266,11 @@ def test_a_hint_out_of_turn_or_from_a_spectator_is_refused(srv: ServerProcess) -
 def test_hints_survive_a_kill_9_and_still_cost_the_candies(tmp_path: Path) -> None:
     """A hint is kept with the game in play (its header's meta): after a kill -9
     and a restart the resumed game still counts it, and pays no candies."""
-    srv = ServerProcess(tmp_path / "kozyr.db", "--hint-budget", "200").start(timeout=240)
+    # The player moves at machine speed: the looser flood limit (an idle CI box
+    # sent more than 20 moves a second and one was dropped).
+    srv = ServerProcess(
+        tmp_path / "kozyr.db", "--hint-budget", "200", "--rate", "200", "--burst", "200"
+    ).start(timeout=240)
     try:
 
         async def before() -> tuple[str, str]:
