@@ -254,11 +254,12 @@ def search_only_move(
     if len(legal) < 2:
         return None
     runs = [refine_actions(view, legal, budget, seed) for seed in seeds]
+    tops = {max(range(len(legal)), key=run.__getitem__) for run in runs}
+    if len(tops) != 1:
+        return None  # the seeds disagree on the best move
+    (top,) = tops
     for chances in runs:
-        top = max(range(len(legal)), key=lambda k: chances[k])
         if any(k != top and chances[top] - c < SEARCH_MARGIN for k, c in enumerate(chances)):
-            return None
-        if top != max(range(len(legal)), key=lambda k: runs[0][k]):
             return None
     mean = [sum(run[k] for run in runs) / len(runs) for k in range(len(legal))]
     return sorted(zip(legal, mean, strict=True), key=lambda av: -av[1])
