@@ -82,6 +82,10 @@ class IsmctsConfig(NamedTuple):
     #: stock and two sides, scored by the learned evaluation
     #: (:mod:`kozyr.bots.evaluation`) instead of played out.
     endgame_eval: bool = False
+    #: Issue 29: progressive widening at the opponents' nodes: a node visited n
+    #: times gets a new reply only while it has fewer than ``widening * sqrt(n)``
+    #: (0: off, every new reply a deal offers is added at once).
+    widening: float = 0.0
 
 
 #: Level 10's search (the level table, :mod:`kozyr.bots.levels`, uses this one;
@@ -162,6 +166,7 @@ def _search(
         endgame_cards=config.exact_cards,
         endgame_nodes=config.exact_nodes,
         eval_weights=endgame_weights() if config.endgame_eval else None,
+        widen=config.widening,
     )
     return RootSearch(cands, best, info["visits"], info["values"], info)
 

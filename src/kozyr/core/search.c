@@ -25,6 +25,7 @@
 typedef struct {
     KAction action; /* the action that leads here */
     int8_t player;  /* who played it: the node's value is theirs */
+    uint16_t kids;  /* children added so far (progressive widening counts them) */
     int32_t child, sibling, parent;
     uint32_t visits, avail;
     double total;
@@ -199,6 +200,9 @@ typedef struct {
     int endgame_nodes; /* ...within this many solver nodes each (else played out) */
     const KEval *eval; /* non-NULL: a playout stops at the first round that starts
                           with an empty stock and two sides, scored by this network */
+    double widen;      /* > 0: progressive widening at the opponents' nodes: a node
+                          visited n times gets a new child only while it has fewer
+                          than widen * sqrt(n) (and at least one) */
 } Params;
 
 /* Sequential halving at the root (Karnin, Koren & Somekh 2013; as the root of a
@@ -312,6 +316,17 @@ static int active_count(const KState *s) {
     int k = 0;
     for (int x = 0; x < s->n; x++) k += (s->active >> x) & 1;
     return k;
+}
+
+/* Whether a node whose children are moves of ``mover`` may get a new child in
+ * this deal (it always may when none of its children is legal in the deal).
+ * The opponents' nodes are the wide ones: every deal gives the opponent another
+ * hand and so other legal replies, and without widening nearly every descent
+ * that reaches such a node stops there to add one more reply. */
+static int may_widen(const Params *pp, const Node *nd, int mover, int seat) {
+    if (pp->widen <= 0 || mover == seat) return 1;
+    double limit = pp->widen * sqrt((double)nd->visits);
+    return nd->kids < (limit < 1 ? 1 : limit);
 }
 
 /* The search proper: fills best (an index into cands) and per-candidate visits/values. */
@@ -429,7 +444,8 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             } else if (unvisited >= 0) { /* the root's candidates start unvisited */
                 best = unvisited;
                 expanded = 1;
-            } else if (nu > 0 && used < cap_nodes && children_room(&kids, nodes)) {
+            } else if (nu > 0 && (nm == 0 || may_widen(pp, &nodes[node], acts[0].seat, sp->seat)) &&
+                       used < cap_nodes && children_room(&kids, nodes)) {
                 int pick = -1;
                 if (have_hint)
                     for (int i = 0; i < nu; i++)
@@ -444,6 +460,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                 nd->parent = node;
                 nd->avail = 1;
                 nodes[node].child = used;
+                if (nodes[node].kids < UINT16_MAX) nodes[node].kids++;
                 child_put(&kids, nodes, used);
                 best = used++;
                 expanded = 1;
@@ -676,22 +693,22 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
     static char *kw[] = {"state", "seat", "pool", "slots", "deck_hidden", "weights", "candidates",
                          "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias",
                          "debug", "root_halving", "tree_rounds", "root_c", "endgame_cards",
-                         "endgame_nodes", "eval_weights", NULL};
+                         "endgame_nodes", "eval_weights", "widen", NULL};
     PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o, *eval_o = Py_None;
     int seat, deck_hidden, iterations, rollout_cap, debug = 0, root_halving = 0, tree_rounds = 0;
     int endgame_cards = 0, endgame_nodes = 0;
     unsigned long long pool, seed;
-    double c, eps, time_cap, bias = 0, root_c = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiO", kw, &state_obj, &seat,
+    double c, eps, time_cap, bias = 0, root_c = 0, widen = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOd", kw, &state_obj, &seat,
                                      &pool, &slots_o, &deck_hidden, &weights_o, &cands_o,
                                      &iterations, &seed, &c, &eps, &rollout_cap, &time_cap, &style_o,
                                      &bias, &debug, &root_halving, &tree_rounds, &root_c,
-                                     &endgame_cards, &endgame_nodes, &eval_o))
+                                     &endgame_cards, &endgame_nodes, &eval_o, &widen))
         return NULL;
-    if (tree_rounds < 0 || root_c < 0 || c < 0 || eps < 0 || eps > 1 || endgame_cards < 0 ||
+    if (tree_rounds < 0 || root_c < 0 || widen < 0 || c < 0 || eps < 0 || eps > 1 || endgame_cards < 0 ||
         endgame_nodes < 0) {
         PyErr_SetString(PyExc_ValueError,
-                        "search: negative tree_rounds, c, root_c or endgame figures, or eps not in 0..1");
+                        "search: negative tree_rounds, c, root_c, widen or endgame figures, or eps not in 0..1");
         return NULL;
     }
     const KState *tmpl = k_state_of(state_obj);
@@ -772,7 +789,8 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
             !PyArg_ParseTuple(style_o, "iiiidd", &a, &b, &cc, &d, &rt, &att))
             goto done;
         Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att},
-                     bias, root_halving, tree_rounds, root_c, endgame_cards, endgame_nodes, eval};
+                     bias, root_halving, tree_rounds, root_c, endgame_cards, endgame_nodes, eval,
+                     widen};
         Stats st = {0};
         int best;
         Debug *dbg = NULL;

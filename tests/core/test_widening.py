@@ -1,0 +1,45 @@
+"""Progressive widening at the opponents' nodes (issue 29, ``IsmctsConfig.widening``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kozyr.bots.ismcts import IsmctsConfig, search_root
+from kozyr.engine.rules import Rules
+
+from ..bots.helpers import choice_views
+from .helpers import needs_core
+
+CONFIG = IsmctsConfig(iterations=6_000, endgame_nodes=100, time_cap=60.0, endgame_eval=True)
+
+
+def _children(config: IsmctsConfig, who: str) -> tuple[float, float]:
+    """Children per expanded node of ``who`` ("opponent_nodes" or "own_nodes"),
+    summed over a few mid-game decisions, and the mean depth of the walks."""
+    nodes = children = depth = 0.0
+    for view in choice_views(Rules(players=2), 4, seed=11, base_steps=10):
+        info = search_root(view, 1, config, debug=True).info
+        found = info["debug"][who]
+        nodes += found["count"]
+        children += found["children"]
+        hist = info["debug"]["depths"]
+        depth += sum(d * k for d, k in enumerate(hist)) / max(1, sum(hist))
+    return children / max(1.0, nodes), depth
+
+
+@needs_core
+def test_widening_keeps_the_opponents_nodes_narrower_and_the_walks_deeper() -> None:
+    plain, plain_depth = _children(CONFIG, "opponent_nodes")
+    narrow, narrow_depth = _children(CONFIG._replace(widening=1.0), "opponent_nodes")
+    assert narrow < 0.8 * plain
+    assert narrow_depth > plain_depth
+
+
+@needs_core
+def test_widening_is_deterministic_and_checked() -> None:
+    view = choice_views(Rules(players=2), 1, seed=5)[0]
+    config = CONFIG._replace(widening=1.5)
+    first, second = search_root(view, 7, config), search_root(view, 7, config)
+    assert (first.best, first.visits) == (second.best, second.visits)
+    with pytest.raises(ValueError, match="widen"):
+        search_root(view, 7, config._replace(widening=-1.0))
