@@ -45,6 +45,7 @@ def _issue12(iterations: int, endgame_nodes: int, time_cap: float) -> IsmctsConf
         exact_nodes=2_000,
         endgame_eval=False,
         widening=0.0,
+        opponent_bias=0.0,
     )
 
 

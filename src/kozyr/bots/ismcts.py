@@ -86,6 +86,9 @@ class IsmctsConfig(NamedTuple):
     #: times gets a new reply only while it has fewer than ``widening * sqrt(n)``
     #: (0: off, every new reply a deal offers is added at once).
     widening: float = 0.0
+    #: Issue 29: at the opponents' nodes, a bonus (at every visit) for the reply
+    #: the level-4 policy would choose with the opponent's hand in that deal.
+    opponent_bias: float = 0.0
 
 
 #: Level 10's search (the level table, :mod:`kozyr.bots.levels`, uses this one;
@@ -167,6 +170,7 @@ def _search(
         endgame_nodes=config.exact_nodes,
         eval_weights=endgame_weights() if config.endgame_eval else None,
         widen=config.widening,
+        opp_bias=config.opponent_bias,
     )
     return RootSearch(cands, best, info["visits"], info["values"], info)
 

@@ -203,6 +203,10 @@ typedef struct {
     double widen;      /* > 0: progressive widening at the opponents' nodes: a node
                           visited n times gets a new child only while it has fewer
                           than widen * sqrt(n) (and at least one) */
+    double opp_bias;   /* > 0: at the opponents' nodes this is added, at every visit, to
+                          the score of the reply the level-4 policy would choose with the
+                          hand the opponent has in this deal, so that the tree's
+                          opponents do not all play one reply whatever they hold */
 } Params;
 
 /* Sequential halving at the root (Karnin, Koren & Somekh 2013; as the root of a
@@ -431,7 +435,8 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             }
             KAction hint;
             int have_hint = 0;
-            if (node != 0 && (nu > 0 || pp->bias > 0)) {
+            int opponent = node != 0 && k > 0 && acts[0].seat != sp->seat;
+            if (node != 0 && (nu > 0 || pp->bias > 0 || (opponent && pp->opp_bias > 0))) {
                 k_policy_action(&s, &tables, &pp->style, 1.0, &hint);
                 have_hint = 1;
             }
@@ -473,6 +478,8 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                     double score = ch->total / ch->visits + c * sqrt(logs / ch->visits);
                     if (have_hint && pp->bias > 0 && same_action(&ch->action, &hint))
                         score += pp->bias / (ch->visits + 1);
+                    if (opponent && have_hint && pp->opp_bias > 0 && same_action(&ch->action, &hint))
+                        score += pp->opp_bias;
                     if (score > best_score) { best_score = score; best = matched[i]; }
                 }
                 if (best < 0) break; /* nothing available (cannot happen in a legal state) */
@@ -693,22 +700,22 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
     static char *kw[] = {"state", "seat", "pool", "slots", "deck_hidden", "weights", "candidates",
                          "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias",
                          "debug", "root_halving", "tree_rounds", "root_c", "endgame_cards",
-                         "endgame_nodes", "eval_weights", "widen", NULL};
+                         "endgame_nodes", "eval_weights", "widen", "opp_bias", NULL};
     PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o, *eval_o = Py_None;
     int seat, deck_hidden, iterations, rollout_cap, debug = 0, root_halving = 0, tree_rounds = 0;
     int endgame_cards = 0, endgame_nodes = 0;
     unsigned long long pool, seed;
-    double c, eps, time_cap, bias = 0, root_c = 0, widen = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOd", kw, &state_obj, &seat,
+    double c, eps, time_cap, bias = 0, root_c = 0, widen = 0, opp_bias = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOdd", kw, &state_obj, &seat,
                                      &pool, &slots_o, &deck_hidden, &weights_o, &cands_o,
                                      &iterations, &seed, &c, &eps, &rollout_cap, &time_cap, &style_o,
                                      &bias, &debug, &root_halving, &tree_rounds, &root_c,
-                                     &endgame_cards, &endgame_nodes, &eval_o, &widen))
+                                     &endgame_cards, &endgame_nodes, &eval_o, &widen, &opp_bias))
         return NULL;
-    if (tree_rounds < 0 || root_c < 0 || widen < 0 || c < 0 || eps < 0 || eps > 1 || endgame_cards < 0 ||
+    if (tree_rounds < 0 || root_c < 0 || widen < 0 || opp_bias < 0 || c < 0 || eps < 0 || eps > 1 || endgame_cards < 0 ||
         endgame_nodes < 0) {
         PyErr_SetString(PyExc_ValueError,
-                        "search: negative tree_rounds, c, root_c, widen or endgame figures, or eps not in 0..1");
+                        "search: negative tree_rounds, c, root_c, widen, opp_bias or endgame figures, or eps not in 0..1");
         return NULL;
     }
     const KState *tmpl = k_state_of(state_obj);
@@ -790,7 +797,7 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
             goto done;
         Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att},
                      bias, root_halving, tree_rounds, root_c, endgame_cards, endgame_nodes, eval,
-                     widen};
+                     widen, opp_bias};
         Stats st = {0};
         int best;
         Debug *dbg = NULL;

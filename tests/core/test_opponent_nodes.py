@@ -1,4 +1,6 @@
-"""Progressive widening at the opponents' nodes (issue 29, ``IsmctsConfig.widening``)."""
+"""Issue 29's knobs at the opponents' nodes of the tree: progressive widening
+(``IsmctsConfig.widening``) and the bias towards the reply the policy would
+choose with the opponent's hand in each deal (``opponent_bias``)."""
 
 from __future__ import annotations
 
@@ -13,15 +15,18 @@ from .helpers import needs_core
 CONFIG = IsmctsConfig(iterations=6_000, endgame_nodes=100, time_cap=60.0, endgame_eval=True)
 
 
-def _children(config: IsmctsConfig, who: str) -> tuple[float, float]:
-    """Children per expanded node of ``who`` ("opponent_nodes" or "own_nodes"),
-    summed over a few mid-game decisions, and the mean depth of the walks."""
+def _children(
+    config: IsmctsConfig, who: str, measure: str = "children"
+) -> tuple[float, float]:
+    """Children (or the effective number, ``measure="effective"``) per expanded
+    node of ``who`` ("opponent_nodes" or "own_nodes"), over a few mid-game
+    decisions, and the mean depth of the walks summed over those decisions."""
     nodes = children = depth = 0.0
     for view in choice_views(Rules(players=2), 4, seed=11, base_steps=10):
         info = search_root(view, 1, config, debug=True).info
         found = info["debug"][who]
         nodes += found["count"]
-        children += found["children"]
+        children += found[measure]
         hist = info["debug"]["depths"]
         depth += sum(d * k for d, k in enumerate(hist)) / max(1, sum(hist))
     return children / max(1.0, nodes), depth
@@ -36,6 +41,13 @@ def test_widening_keeps_the_opponents_nodes_narrower_and_the_walks_deeper() -> N
 
 
 @needs_core
+def test_the_opponent_bias_concentrates_the_opponents_replies() -> None:
+    plain, _ = _children(CONFIG, "opponent_nodes", "effective")
+    biased, _ = _children(CONFIG._replace(opponent_bias=0.5), "opponent_nodes", "effective")
+    assert biased < 0.9 * plain
+
+
+@needs_core
 def test_widening_is_deterministic_and_checked() -> None:
     view = choice_views(Rules(players=2), 1, seed=5)[0]
     config = CONFIG._replace(widening=1.5)
@@ -43,3 +55,5 @@ def test_widening_is_deterministic_and_checked() -> None:
     assert (first.best, first.visits) == (second.best, second.visits)
     with pytest.raises(ValueError, match="widen"):
         search_root(view, 7, config._replace(widening=-1.0))
+    with pytest.raises(ValueError, match="opp_bias"):
+        search_root(view, 7, config._replace(opponent_bias=-0.1))
