@@ -15,9 +15,7 @@ from .helpers import needs_core
 CONFIG = IsmctsConfig(iterations=6_000, endgame_nodes=100, time_cap=60.0, endgame_eval=True)
 
 
-def _children(
-    config: IsmctsConfig, who: str, measure: str = "children"
-) -> tuple[float, float]:
+def _children(config: IsmctsConfig, who: str, measure: str = "children") -> tuple[float, float]:
     """Children (or the effective number, ``measure="effective"``) per expanded
     node of ``who`` ("opponent_nodes" or "own_nodes"), over a few mid-game
     decisions, and the mean depth of the walks summed over those decisions."""
