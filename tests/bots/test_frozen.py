@@ -16,12 +16,12 @@ needs_core = pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is
 
 #: Every field of levels 5-10's search as issue 12 shipped it.
 ISSUE12 = {
-    5: (250, 500, 0.5, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False),
-    6: (700, 1_500, 0.6, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False),
-    7: (2_000, 4_000, 0.8, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False),
-    8: (5_000, 8_000, 1.0, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False),
-    9: (12_000, 15_000, 1.2, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False),
-    10: (30_000, 25_000, 1.4, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False),
+    5: (250, 500, 0.5, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False, 0.0, 0.0),
+    6: (700, 1_500, 0.6, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False, 0.0, 0.0),
+    7: (2_000, 4_000, 0.8, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False, 0.0, 0.0),
+    8: (5_000, 8_000, 1.0, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False, 0.0, 0.0),
+    9: (12_000, 15_000, 1.2, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False, 0.0, 0.0),
+    10: (30_000, 25_000, 1.4, 0.7, 0.05, 0.0, True, 4, False, 0, 0.0, 0, 2_000, False, 0.0, 0.0),
 }
 
 #: (action, method, value of the chosen action, iterations) of is5 and is10 in
