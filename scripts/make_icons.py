@@ -64,7 +64,8 @@ def main() -> None:
         for name, (size, maskable) in ICONS.items():
             page = browser.new_page(viewport={"width": size, "height": size})
             page.set_content(
-                "<style>html,body{margin:0;background:transparent}</style>" + icon_svg(size, maskable)
+                "<style>html,body{margin:0;background:transparent}</style>"
+                + icon_svg(size, maskable)
             )
             page.locator("svg").screenshot(path=str(out / name), omit_background=True)
             page.close()
