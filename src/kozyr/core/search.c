@@ -322,13 +322,14 @@ static int active_count(const KState *s) {
     return k;
 }
 
-/* Whether a node whose children are moves of ``mover`` may get a new child in
- * this deal (it always may when none of its children is legal in the deal).
- * The opponents' nodes are the wide ones: every deal gives the opponent another
- * hand and so other legal replies, and without widening nearly every descent
- * that reaches such a node stops there to add one more reply. */
-static int may_widen(const Params *pp, const Node *nd, int mover, int seat) {
-    if (pp->widen <= 0 || mover == seat) return 1;
+/* Whether an opponent's node may get a new child in this deal (the caller lets
+ * it when none of its children is legal in the deal, and never asks at the
+ * searching seat's own nodes).  The opponents' nodes are the wide ones: every
+ * deal gives the opponent another hand and so other legal replies, and without
+ * widening nearly every descent that reaches such a node stops there to add
+ * one more reply. */
+static int may_widen(const Params *pp, const Node *nd) {
+    if (pp->widen <= 0) return 1;
     double limit = pp->widen * sqrt((double)nd->visits);
     return nd->kids < (limit < 1 ? 1 : limit);
 }
@@ -449,7 +450,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             } else if (unvisited >= 0) { /* the root's candidates start unvisited */
                 best = unvisited;
                 expanded = 1;
-            } else if (nu > 0 && (nm == 0 || may_widen(pp, &nodes[node], acts[0].seat, sp->seat)) &&
+            } else if (nu > 0 && (nm == 0 || !opponent || may_widen(pp, &nodes[node])) &&
                        used < cap_nodes && children_room(&kids, nodes)) {
                 int pick = -1;
                 if (have_hint)
@@ -712,10 +713,11 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
                                      &bias, &debug, &root_halving, &tree_rounds, &root_c,
                                      &endgame_cards, &endgame_nodes, &eval_o, &widen, &opp_bias))
         return NULL;
-    if (tree_rounds < 0 || root_c < 0 || widen < 0 || opp_bias < 0 || c < 0 || eps < 0 || eps > 1 || endgame_cards < 0 ||
-        endgame_nodes < 0) {
+    if (tree_rounds < 0 || root_c < 0 || widen < 0 || opp_bias < 0 || c < 0 || eps < 0 ||
+        eps > 1 || endgame_cards < 0 || endgame_nodes < 0) {
         PyErr_SetString(PyExc_ValueError,
-                        "search: negative tree_rounds, c, root_c, widen, opp_bias or endgame figures, or eps not in 0..1");
+                        "search: negative tree_rounds, c, root_c, widen, opp_bias or endgame "
+                        "figures, or eps not in 0..1");
         return NULL;
     }
     const KState *tmpl = k_state_of(state_obj);
