@@ -1,6 +1,7 @@
 """Issue 29's knobs at the opponents' nodes of the tree: progressive widening
-(``IsmctsConfig.widening``) and the bias towards the reply the policy would
-choose with the opponent's hand in each deal (``opponent_bias``)."""
+(``IsmctsConfig.widening``), the bias towards the reply the policy would
+choose with the opponent's hand in each deal (``opponent_bias``) and the
+replies kept apart by the class of that hand (``opponent_split``)."""
 
 from __future__ import annotations
 
@@ -46,6 +47,18 @@ def test_the_opponent_bias_concentrates_the_opponents_replies() -> None:
 
 
 @needs_core
+def test_the_split_keeps_the_replies_of_different_hands_apart() -> None:
+    # Each reply gets a child per class of hand that played it (trumps 0, 1, 2+),
+    # so the opponents' nodes have more children, each visited less.
+    plain, _ = _children(CONFIG, "opponent_nodes")
+    split, _ = _children(CONFIG._replace(opponent_split=2), "opponent_nodes")
+    assert split > 1.2 * plain
+    own, _ = _children(CONFIG, "own_nodes")
+    own_split, _ = _children(CONFIG._replace(opponent_split=2), "own_nodes")
+    assert own_split < 1.2 * own  # the searching seat's own nodes are not split
+
+
+@needs_core
 def test_widening_is_deterministic_and_checked() -> None:
     view = choice_views(Rules(players=2), 1, seed=5)[0]
     config = CONFIG._replace(widening=1.5)
@@ -55,3 +68,8 @@ def test_widening_is_deterministic_and_checked() -> None:
         search_root(view, 7, config._replace(widening=-1.0))
     with pytest.raises(ValueError, match="opp_bias"):
         search_root(view, 7, config._replace(opponent_bias=-0.1))
+    with pytest.raises(ValueError, match="opp_split"):
+        search_root(view, 7, config._replace(opponent_split=-1))
+    split = config._replace(widening=0.0, opponent_split=3)
+    first, second = search_root(view, 7, split), search_root(view, 7, split)
+    assert (first.best, first.visits) == (second.best, second.visits)

@@ -46,6 +46,7 @@ def _issue12(iterations: int, endgame_nodes: int, time_cap: float) -> IsmctsConf
         endgame_eval=False,
         widening=0.0,
         opponent_bias=0.0,
+        opponent_split=0,
     )
 
 

@@ -89,6 +89,10 @@ class IsmctsConfig(NamedTuple):
     #: Issue 29: at the opponents' nodes, a bonus (at every visit) for the reply
     #: the level-4 policy would choose with the opponent's hand in that deal.
     opponent_bias: float = 0.0
+    #: Issue 29: the opponents' nodes keep their replies apart by the class of
+    #: the hand the opponent holds in the deal, min(its trumps, ``opponent_split``)
+    #: (0: off): opponents keyed, coarsely, by their own information sets.
+    opponent_split: int = 0
 
 
 #: Level 10's search (the level table, :mod:`kozyr.bots.levels`, uses this one;
@@ -171,6 +175,7 @@ def _search(
         eval_weights=endgame_weights() if config.endgame_eval else None,
         widen=config.widening,
         opp_bias=config.opponent_bias,
+        opp_split=config.opponent_split,
     )
     return RootSearch(cands, best, info["visits"], info["values"], info)
 

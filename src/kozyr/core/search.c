@@ -25,6 +25,7 @@
 typedef struct {
     KAction action; /* the action that leads here */
     int8_t player;  /* who played it: the node's value is theirs */
+    uint8_t cls;    /* the mover's hand class (opp_split; 0 at the searching seat's moves) */
     uint16_t kids;  /* children added so far (progressive widening counts them) */
     int32_t child, sibling, parent;
     uint32_t visits, avail;
@@ -41,8 +42,8 @@ typedef struct {
     uint32_t mask, count;
 } Children;
 
-static uint32_t child_hash(int parent, const KAction *a) {
-    uint64_t h = a->cards * 0x9E3779B97F4A7C15ULL;
+static uint32_t child_hash(int parent, const KAction *a, int cls) {
+    uint64_t h = (a->cards ^ (uint64_t)cls << 52) * 0x9E3779B97F4A7C15ULL;
     h ^= (uint64_t)(uint8_t)a->kind << 56 ^ (uint64_t)(uint8_t)a->target << 48 ^
          (uint64_t)(uint8_t)a->seat << 40;
     h ^= (uint64_t)(uint32_t)parent * 0xC2B2AE3D27D4EB4FULL;
@@ -142,17 +143,20 @@ static int same_action(const KAction *a, const KAction *b) {
     return a->kind == b->kind && a->cards == b->cards && a->target == b->target && a->seat == b->seat;
 }
 
-/* The child of ``parent`` reached by ``a``, or -1 (the first one added, as the
- * sibling list of the root, in candidate order, would find). */
-static int child_find(const Children *t, const Node *nodes, int parent, const KAction *a) {
-    uint32_t i = child_hash(parent, a) & t->mask;
+/* The child of ``parent`` reached by ``a`` played with a hand of class ``cls``,
+ * or -1 (the first one added, as the sibling list of the root, in candidate
+ * order, would find). */
+static int child_find(const Children *t, const Node *nodes, int parent, const KAction *a,
+                      int cls) {
+    uint32_t i = child_hash(parent, a, cls) & t->mask;
     for (int32_t c; (c = t->slot[i]) >= 0; i = (i + 1) & t->mask)
-        if (nodes[c].parent == parent && same_action(&nodes[c].action, a)) return c;
+        if (nodes[c].parent == parent && nodes[c].cls == cls && same_action(&nodes[c].action, a))
+            return c;
     return -1;
 }
 
 static void child_put(Children *t, const Node *nodes, int index) {
-    uint32_t i = child_hash(nodes[index].parent, &nodes[index].action) & t->mask;
+    uint32_t i = child_hash(nodes[index].parent, &nodes[index].action, nodes[index].cls) & t->mask;
     while (t->slot[i] >= 0) i = (i + 1) & t->mask;
     t->slot[i] = index;
     t->count++;
@@ -207,6 +211,10 @@ typedef struct {
                           the score of the reply the level-4 policy would choose with the
                           hand the opponent has in this deal, so that the tree's
                           opponents do not all play one reply whatever they hold */
+    int opp_split;     /* > 0: an opponent's replies are kept apart by the class of the
+                          hand it holds in the deal, min(its trumps, opp_split): the
+                          tree's opponents choose by what they hold (their information
+                          set, coarsely), not one reply for every hand */
 } Params;
 
 /* Sequential halving at the root (Karnin, Koren & Somekh 2013; as the root of a
@@ -322,6 +330,13 @@ static int active_count(const KState *s) {
     return k;
 }
 
+/* The class of ``seat``'s hand in this deal for opp_split (0 when it is off). */
+static int hand_class(const Params *pp, const KState *s, int seat) {
+    if (pp->opp_split <= 0) return 0;
+    int trumps = k_pop(s->hands[seat] & K_SUIT_MASK[s->trump_suit]);
+    return trumps < pp->opp_split ? trumps : pp->opp_split;
+}
+
 /* Whether an opponent's node may get a new child in this deal (the caller lets
  * it when none of its children is legal in the deal, and never asks at the
  * searching seat's own nodes).  The opponents' nodes are the wide ones: every
@@ -426,8 +441,11 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             double logs = 0;
             int best = -1, untried[K_MAX_ACTIONS], nu = 0;
             int matched[K_MAX_ACTIONS], nm = 0;
+            int opponent = node != 0 && k > 0 && acts[0].seat != sp->seat;
+            int cls = opponent ? hand_class(pp, &s, acts[0].seat) : 0;
             for (int i = 0; i < k; i++) {
-                int found = nodes[node].child < 0 ? -1 : child_find(&kids, nodes, node, &acts[i]);
+                int found =
+                    nodes[node].child < 0 ? -1 : child_find(&kids, nodes, node, &acts[i], cls);
                 if (found < 0) untried[nu++] = i;
                 else {
                     nodes[found].avail++;
@@ -436,7 +454,6 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             }
             KAction hint;
             int have_hint = 0;
-            int opponent = node != 0 && k > 0 && acts[0].seat != sp->seat;
             if (node != 0 && (nu > 0 || pp->bias > 0 || (opponent && pp->opp_bias > 0))) {
                 k_policy_action(&s, &tables, &pp->style, 1.0, &hint);
                 have_hint = 1;
@@ -461,6 +478,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                 memset(nd, 0, sizeof *nd);
                 nd->action = acts[pick];
                 nd->player = acts[pick].seat;
+                nd->cls = (uint8_t)cls;
                 nd->child = -1;
                 nd->sibling = nodes[node].child;
                 nd->parent = node;
@@ -701,23 +719,25 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
     static char *kw[] = {"state", "seat", "pool", "slots", "deck_hidden", "weights", "candidates",
                          "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias",
                          "debug", "root_halving", "tree_rounds", "root_c", "endgame_cards",
-                         "endgame_nodes", "eval_weights", "widen", "opp_bias", NULL};
+                         "endgame_nodes", "eval_weights", "widen", "opp_bias", "opp_split",
+                         NULL};
     PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o, *eval_o = Py_None;
     int seat, deck_hidden, iterations, rollout_cap, debug = 0, root_halving = 0, tree_rounds = 0;
-    int endgame_cards = 0, endgame_nodes = 0;
+    int endgame_cards = 0, endgame_nodes = 0, opp_split = 0;
     unsigned long long pool, seed;
     double c, eps, time_cap, bias = 0, root_c = 0, widen = 0, opp_bias = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOdd", kw, &state_obj, &seat,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOddi", kw, &state_obj, &seat,
                                      &pool, &slots_o, &deck_hidden, &weights_o, &cands_o,
                                      &iterations, &seed, &c, &eps, &rollout_cap, &time_cap, &style_o,
                                      &bias, &debug, &root_halving, &tree_rounds, &root_c,
-                                     &endgame_cards, &endgame_nodes, &eval_o, &widen, &opp_bias))
+                                     &endgame_cards, &endgame_nodes, &eval_o, &widen, &opp_bias,
+                                     &opp_split))
         return NULL;
     if (tree_rounds < 0 || root_c < 0 || widen < 0 || opp_bias < 0 || c < 0 || eps < 0 ||
-        eps > 1 || endgame_cards < 0 || endgame_nodes < 0) {
+        eps > 1 || endgame_cards < 0 || endgame_nodes < 0 || opp_split < 0 || opp_split > 13) {
         PyErr_SetString(PyExc_ValueError,
                         "search: negative tree_rounds, c, root_c, widen, opp_bias or endgame "
-                        "figures, or eps not in 0..1");
+                        "figures, eps not in 0..1, or opp_split not in 0..13");
         return NULL;
     }
     const KState *tmpl = k_state_of(state_obj);
@@ -799,7 +819,7 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
             goto done;
         Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att},
                      bias, root_halving, tree_rounds, root_c, endgame_cards, endgame_nodes, eval,
-                     widen, opp_bias};
+                     widen, opp_bias, opp_split};
         Stats st = {0};
         int best;
         Debug *dbg = NULL;
