@@ -16,46 +16,52 @@ from .helpers import needs_core
 CONFIG = IsmctsConfig(iterations=6_000, endgame_nodes=100, time_cap=60.0, endgame_eval=True)
 
 
-def _children(config: IsmctsConfig, who: str, measure: str = "children") -> tuple[float, float]:
+WHO = ("opponent_nodes", "own_nodes")
+
+
+def _children(config: IsmctsConfig, measure: str = "children") -> tuple[dict[str, float], float]:
     """Children (or the effective number, ``measure="effective"``) per expanded
-    node of ``who`` ("opponent_nodes" or "own_nodes"), over a few mid-game
-    decisions, and the mean depth of the walks summed over those decisions."""
-    nodes = children = depth = 0.0
+    node of the opponents and of the searching seat (keys of ``WHO``), over a
+    few mid-game decisions, and the mean depth of the walks summed over those
+    decisions: one search per decision gives both."""
+    nodes = dict.fromkeys(WHO, 0.0)
+    children = dict.fromkeys(WHO, 0.0)
+    depth = 0.0
     for view in choice_views(Rules(players=2), 4, seed=11, base_steps=10):
         info = search_root(view, 1, config, debug=True).info
-        found = info["debug"][who]
-        nodes += found["count"]
-        children += found[measure]
+        for who in WHO:
+            found = info["debug"][who]
+            nodes[who] += found["count"]
+            children[who] += found[measure]
         hist = info["debug"]["depths"]
         depth += sum(d * k for d, k in enumerate(hist)) / max(1, sum(hist))
-    return children / max(1.0, nodes), depth
+    return {who: children[who] / max(1.0, nodes[who]) for who in WHO}, depth
 
 
 @needs_core
 def test_widening_keeps_the_opponents_nodes_narrower_and_the_walks_deeper() -> None:
-    plain, plain_depth = _children(CONFIG, "opponent_nodes")
-    narrow, narrow_depth = _children(CONFIG._replace(widening=1.0), "opponent_nodes")
-    assert narrow < 0.8 * plain
+    plain, plain_depth = _children(CONFIG)
+    narrow, narrow_depth = _children(CONFIG._replace(widening=1.0))
+    assert narrow["opponent_nodes"] < 0.8 * plain["opponent_nodes"]
     assert narrow_depth > plain_depth
 
 
 @needs_core
 def test_the_opponent_bias_concentrates_the_opponents_replies() -> None:
-    plain, _ = _children(CONFIG, "opponent_nodes", "effective")
-    biased, _ = _children(CONFIG._replace(opponent_bias=0.5), "opponent_nodes", "effective")
-    assert biased < 0.9 * plain
+    plain, _ = _children(CONFIG, "effective")
+    biased, _ = _children(CONFIG._replace(opponent_bias=0.5), "effective")
+    assert biased["opponent_nodes"] < 0.9 * plain["opponent_nodes"]
 
 
 @needs_core
 def test_the_split_keeps_the_replies_of_different_hands_apart() -> None:
     # Each reply gets a child per class of hand that played it (trumps 0, 1, 2+),
     # so the opponents' nodes have more children, each visited less.
-    plain, _ = _children(CONFIG, "opponent_nodes")
-    split, _ = _children(CONFIG._replace(opponent_split=2), "opponent_nodes")
-    assert split > 1.2 * plain
-    own, _ = _children(CONFIG, "own_nodes")
-    own_split, _ = _children(CONFIG._replace(opponent_split=2), "own_nodes")
-    assert own_split < 1.2 * own  # the searching seat's own nodes are not split
+    plain, _ = _children(CONFIG)
+    split, _ = _children(CONFIG._replace(opponent_split=2))
+    assert split["opponent_nodes"] > 1.2 * plain["opponent_nodes"]
+    # the searching seat's own nodes are not split
+    assert split["own_nodes"] < 1.2 * plain["own_nodes"]
 
 
 @needs_core
