@@ -47,6 +47,31 @@ def test_more_iterations_visit_more_and_different_seeds_may_differ() -> None:
 
 
 @needs_core
+def test_an_ensemble_of_trees_spends_the_same_budget_and_adds_their_visits() -> None:
+    views = choice_positions(Rules(players=2), 4, seed=7)
+    searched = 0
+    for view in views:
+        action, stats = ismcts(view, 3, SMALL._replace(trees=3))
+        assert action in view.legal
+        if stats.method != "ismcts":
+            continue
+        searched += 1
+        assert stats.deals == budget(SMALL, 2) and not stats.timed_out
+        assert ismcts(view, 3, SMALL._replace(trees=3))[0] == action
+        rng = random.Random(11)
+        root = ismcts_module._ensemble(
+            view, rng, SMALL._replace(trees=3), ismcts_module.candidates(view)
+        )
+        assert sum(root.visits) == budget(SMALL, 2)
+        assert root.visits[root.best] == max(root.visits)
+        assert root.info["nodes"] > 0
+    assert searched >= 2
+    # one tree is the plain search, number for number
+    view = views[0]
+    assert ismcts(view, 3, SMALL._replace(trees=1))[0] == ismcts(view, 3, SMALL)[0]
+
+
+@needs_core
 def test_the_time_cap_is_a_safety_net() -> None:
     view = choice_positions(Rules(players=4), 1)[0]
     capped = IsmctsConfig(iterations=40_000_000, endgame_nodes=100, time_cap=0.3)

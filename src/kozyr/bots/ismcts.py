@@ -93,6 +93,11 @@ class IsmctsConfig(NamedTuple):
     #: the hand the opponent holds in the deal, min(its trumps, ``opponent_split``)
     #: (0: off): opponents keyed, coarsely, by their own information sets.
     opponent_split: int = 0
+    #: Issue 29: the decision's iterations are split over this many independent
+    #: trees (each its own deals and seed), whose root visits are added up
+    #: (ensemble, or root parallelization run in turn): a vote that steadies
+    #: the root's choice where one large tree keeps reshuffling its deals.
+    trees: int = 1
 
 
 #: Level 10's search (the level table, :mod:`kozyr.bots.levels`, uses this one;
@@ -205,6 +210,44 @@ def search_root(
     )
 
 
+def _ensemble(
+    view: View, rng: random.Random, config: IsmctsConfig, cands: list[Action]
+) -> RootSearch:
+    """``config.trees`` independent searches of ``view`` over ``cands``, each with
+    its share of the budget and the time cap, seeded in turn from ``rng``: the
+    root's visits add up, each value is the visit-weighted mean."""
+    trees = config.trees
+    total = budget(config, view.rules.players)
+    shares = [total // trees + (1 if i < total % trees else 0) for i in range(trees)]
+    share_config = config._replace(time_cap=config.time_cap / trees)
+    roots = [
+        _search(
+            view,
+            random.Random(rng.getrandbits(64)),
+            Slots(view),
+            share_config,
+            cands,
+            iterations=max(1, n),
+        )
+        for n in shares
+    ]
+    visits = [sum(r.visits[k] for r in roots) for k in range(len(cands))]
+    values = [
+        sum(r.values[k] * r.visits[k] for r in roots) / visits[k] if visits[k] else 0.0
+        for k in range(len(cands))
+    ]
+    info: dict[str, Any] = {
+        "visits": visits,
+        "values": values,
+        "iterations": sum(r.info["iterations"] for r in roots),
+        "nodes": sum(r.info["nodes"] for r in roots),
+        "rollout_steps": sum(r.info["rollout_steps"] for r in roots),
+        "timed_out": any(r.info["timed_out"] for r in roots),
+    }
+    best = max(range(len(cands)), key=lambda k: (visits[k], values[k]))
+    return RootSearch(cands, best, visits, values, info)
+
+
 def ismcts(view: View, seed: int, config: IsmctsConfig) -> tuple[Action, SearchStats]:
     """The action to play in ``view`` and what finding it cost."""
     start = time.perf_counter()
@@ -226,7 +269,10 @@ def ismcts(view: View, seed: int, config: IsmctsConfig) -> tuple[Action, SearchS
     if solved is not None:
         stats.seconds = time.perf_counter() - start
         return solved, stats
-    root = _search(view, rng, slots, config, candidates(view))
+    if config.trees > 1:
+        root = _ensemble(view, rng, config, candidates(view))
+    else:
+        root = _search(view, rng, slots, config, candidates(view))
     info = root.info
     stats.method = "ismcts"
     stats.candidates = len(root.candidates)
