@@ -158,8 +158,18 @@ def test_a_spectator_who_reconnects_keeps_watching(
             with contextlib.suppress(TimeoutError):
                 await anna.recv(0.5)
         assert "dana" in (anna.room or {})["spectators"]
-        late = Client(server.ws_url, "emil")
-        assert (await late.connect(emil.token))["room"] is None
+        # Another process finds a player's room in the database, which the
+        # room's owner writes behind its broadcast: on a loaded machine the
+        # seat row can outlive the frame anna saw by a moment, not longer.
+        deadline = time.monotonic() + 5
+        while True:
+            late = Client(server.ws_url, "emil")
+            room_then = (await late.connect(emil.token))["room"]
+            if room_then is None:
+                break
+            await late.close()
+            assert time.monotonic() < deadline, f"emil is still placed in {room_then}"
+            await asyncio.sleep(0.1)
         for c in (anna, back, late):
             await c.close()
 
