@@ -6,6 +6,7 @@ exactly the tables of schema.py; processes upgrading together take turns."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ from sqlalchemy.engine import Engine
 from kozyr.server.storage import baseline
 from kozyr.server.storage.migrate import BASELINE, HEAD, _config, current, head, upgrade
 from kozyr.server.storage.schema import metadata
-from kozyr.server.storage.store import make_engine
+from kozyr.server.storage.store import _switch_to_wal, make_engine
 
 from .services import PgCluster
 
@@ -204,6 +205,34 @@ def test_processes_upgrading_together_take_turns_sqlite(tmp_path: Path) -> None:
         versions = conn.execute(text("SELECT count(*) FROM alembic_version")).scalar_one()
     assert versions == 1
     _no_drift(engine)
+
+
+class _RacedCursor:
+    """A cursor whose first ``losses`` switches to WAL lose the race."""
+
+    def __init__(self, losses: int, message: str = "database is locked") -> None:
+        self.losses, self.message, self.tries = losses, message, 0
+
+    def execute(self, sql: str) -> None:
+        assert sql == "PRAGMA journal_mode=WAL"
+        self.tries += 1
+        if self.tries <= self.losses:
+            raise sqlite3.OperationalError(self.message)
+
+
+def test_a_connection_that_loses_the_race_to_wal_tries_again() -> None:
+    # SQLite answers the loser of two connections switching a new file to WAL
+    # "database is locked" at once, busy timeout or not (seen in CI: one of four
+    # processes starting together failed).
+    cursor = _RacedCursor(losses=3)
+    _switch_to_wal(cursor)
+    assert cursor.tries == 4
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        _switch_to_wal(_RacedCursor(losses=10**9), patience=0.1)
+    other = _RacedCursor(losses=1, message="disk I/O error")
+    with pytest.raises(sqlite3.OperationalError, match="disk"):
+        _switch_to_wal(other)
+    assert other.tries == 1
 
 
 def test_processes_upgrading_together_take_turns_postgres(pg: PgCluster) -> None:

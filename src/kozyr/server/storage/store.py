@@ -28,6 +28,7 @@ import contextlib
 import json
 import math
 import queue
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -91,14 +92,32 @@ def make_engine(url: str) -> Engine:
     @event.listens_for(engine, "connect")
     def _pragmas(dbapi_conn: Any, _record: Any) -> None:
         cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA busy_timeout=5000")
         # WAL + synchronous=NORMAL: a commit survives the process being killed
         # (kill -9); only a power cut may lose the last few commits.
-        cur.execute("PRAGMA journal_mode=WAL")
+        _switch_to_wal(cur)
         cur.execute("PRAGMA synchronous=NORMAL")
-        cur.execute("PRAGMA busy_timeout=5000")
         cur.close()
 
     return engine
+
+
+def _switch_to_wal(cur: Any, patience: float = 10.0) -> None:
+    """Put the database file in WAL mode (it stays so: only the first connection
+    of a new file changes anything).  Several processes opening a new file at the
+    same moment (``--workers N``, a cluster's first start) race for the switch,
+    and SQLite answers the loser "database is locked" at once, without waiting
+    on the busy timeout (two connections upgrading their locks would deadlock),
+    so the switch is retried for a while."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 class Fenced(Exception):
