@@ -12,7 +12,12 @@ docs/bots.md that chose the settings can be reproduced::
         --deals 100 --workers 1 --out halving.jsonl
 
 A side is ``mcN`` or a JSON object of :class:`kozyr.bots.ismcts.IsmctsConfig`
-fields.  With ``"base": "is10"`` (a frozen issue-12 level, ``is5``..``is10``)
+fields.  ``"oracle": true`` in a side's JSON is a diagnostic, not a player:
+that side's search is told the opponent's hand (not the stock's order), so a
+duel of two oracles measures what the search gains with time once the
+sampling of hidden cards is taken out of the question.
+
+With ``"base": "is10"`` (a frozen issue-12 level, ``is5``..``is10``)
 or ``"base": "10"`` (a level of today's table) the fields override that
 level's configuration, and ``"scale": k`` multiplies its iterations and
 solver nodes; without a base, ``iterations`` is required and
@@ -31,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import time
 from multiprocessing import Pool
@@ -45,11 +51,14 @@ from kozyr.bots.ismcts import IsmctsBot, IsmctsConfig
 from kozyr.bots.levels import LEVELS
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
+from kozyr.engine.state import GameState
+from kozyr.engine.view import View
 
 
 def config_of(side: str) -> IsmctsConfig:
     """The configuration a JSON side describes."""
     fields: dict[str, Any] = json.loads(side)
+    fields.pop("oracle", None)
     base = fields.pop("base", None)
     scale = int(fields.pop("scale", 1))
     if base is None:
@@ -71,20 +80,40 @@ def config_of(side: str) -> IsmctsConfig:
     return cfg
 
 
-def make(side: str, seed: int, name: str) -> Bot:
+class OracleBot:
+    """A search told the opponents' hands: each view's ``known`` is completed
+    from the true state, replayed from the deal and the view's public history."""
+
+    def __init__(self, inner: Bot, rules: Rules, deal: Deal) -> None:
+        self.inner, self.rules, self.deal, self.name = inner, rules, deal, inner.name
+
+    def choose(self, view: View) -> Any:
+        state = GameState.new(self.rules, self.deal)
+        for action in view.history:
+            state.apply(action)
+        known = tuple(
+            view.known[s] if s == view.seat else state.hands[s] for s in range(len(view.known))
+        )
+        return self.inner.choose(dataclasses.replace(view, known=known))
+
+
+def make(side: str, seed: int, name: str, rules: Rules, deal: Deal) -> Bot:
     if side.lower().startswith("mc"):
         return flat_mc_bot(int(side[2:]), seed, name)
-    return IsmctsBot(config_of(side), seed, name)
+    bot = IsmctsBot(config_of(side), seed, name)
+    return OracleBot(bot, rules, deal) if json.loads(side).get("oracle") else bot
 
 
 def game(job: tuple[int, int, str, str, dict[str, Any], int]) -> tuple[int, int, str | None]:
     """(deal, rotation, who was the durak: "A", "B" or None for a draw)."""
     deal, rot, a, b, rules_dict, base = job
     rules = Rules.from_dict(rules_dict)
-    bot_a = make(a, deal * 2 + rot, "A")
-    bot_b = make(b, deal * 2 + rot + 999 if not b.startswith("mc") else deal * 2 + rot + 1000, "B")
+    cards = Deal.from_seed(rules, base + deal)
+    bot_a = make(a, deal * 2 + rot, "A", rules, cards)
+    seed_b = deal * 2 + rot + 999 if not b.startswith("mc") else deal * 2 + rot + 1000
+    bot_b = make(b, seed_b, "B", rules, cards)
     bots = [bot_a, bot_b] if rot == 0 else [bot_b, bot_a]
-    played = play_game(rules, Deal.from_seed(rules, base + deal), bots)
+    played = play_game(rules, cards, bots)
     durak = played.result.durak if played.result else None
     return deal, rot, None if durak is None else bots[durak].name
 

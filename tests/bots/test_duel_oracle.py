@@ -1,0 +1,78 @@
+"""scripts/ismcts_duel.py's oracle side (issue 29's diagnostic): the search is
+told the opponent's hand and nothing else it could not see."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from kozyr.bots.base import RandomBot
+from kozyr.bots.match import play_game
+from kozyr.engine.actions import Action
+from kozyr.engine.deal import Deal
+from kozyr.engine.rules import Rules
+from kozyr.engine.state import GameState
+from kozyr.engine.view import View, view_of
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def duel_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "ismcts_duel", ROOT / "scripts" / "ismcts_duel.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class Watcher(RandomBot):
+    """A random player that keeps every view it is shown."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.views: list[View] = []
+
+    def choose(self, view: View) -> Action:
+        self.views.append(view)
+        return super().choose(view)
+
+
+def test_an_oracle_sees_the_opponents_hand_and_its_own_view_otherwise() -> None:
+    duel = duel_script()
+    rules = Rules(players=2)
+    deal = Deal.from_seed(rules, 9003)
+    watcher = Watcher(1)
+    oracle = duel.OracleBot(watcher, rules, deal)
+    state = play_game(rules, deal, [oracle, RandomBot(2)])
+    assert state.result is not None and watcher.views
+    # Replay the game: at each of seat 0's turns its view was the honest one,
+    # except that the opponent's whole hand was "known".
+    replay = GameState.new(rules, deal)
+    seen = iter(watcher.views)
+    for action in state.log or []:
+        if replay.to_move == 0:
+            told = next(seen)
+            honest = view_of(replay, 0)
+            assert told.known[1] == replay.hands[1]
+            assert told.known[0] == honest.known[0]
+            assert told.hand == honest.hand and told.legal == honest.legal
+            assert told.deck_count == honest.deck_count
+        replay.apply(action)
+    assert next(seen, None) is None
+
+
+def test_the_oracle_flag_is_not_a_search_setting() -> None:
+    duel = duel_script()
+    plain = duel.config_of('{"base": "10", "scale": 10}')
+    assert duel.config_of('{"base": "10", "scale": 10, "oracle": true}') == plain
+    rules = Rules(players=2)
+    deal = Deal.from_seed(rules, 9000)
+    assert isinstance(
+        duel.make('{"base": "10", "oracle": true}', 1, "A", rules, deal), duel.OracleBot
+    )
+    assert not isinstance(duel.make('{"base": "10"}', 1, "A", rules, deal), duel.OracleBot)
