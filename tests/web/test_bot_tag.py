@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..server.harness import ROOT, ServerProcess, http
 from .conftest import WEB_OPTIONS
@@ -75,6 +77,26 @@ def test_a_bots_public_room_shows_bot_tags_and_plays_on_a_phone(
         stop(bot)
 
 
+def challenge_once_online(host: Any, name: str, seconds: float = 30) -> None:
+    """Challenge ``name`` for seat 2 until the server takes the challenge: a bot
+    program started a moment ago may not be connected yet (the server answers
+    "not connected right now"), and, like a person, the test tries again."""
+    deadline = time.monotonic() + seconds
+    while True:
+        host.fill("#challenge-name", name)
+        host.click("#challenge-form button[type=submit]")
+        try:
+            host.wait_for_function(
+                "() => { const s = window.kozyr.state.room.seats[1];"
+                " return Boolean(s.challenged || s.name); }",
+                timeout=2000,
+            )
+            return
+        except PlaywrightTimeout:
+            assert time.monotonic() < deadline, f"{name} never came online"
+            wait_text(host, "body", "not connected right now")
+
+
 def test_the_host_invites_a_bot_by_name(open_page: Any, server: ServerProcess) -> None:
     bot = start_bot(server, "Ivy", "--games", "1")
     try:
@@ -83,8 +105,7 @@ def test_the_host_invites_a_bot_by_name(open_page: Any, server: ServerProcess) -
         host.fill("#challenge-name", "NoSuchBot")
         host.click("#challenge-form button[type=submit]")
         wait_text(host, "body", "No bot program has that name")
-        host.fill("#challenge-name", "ivy")  # any case
-        host.click("#challenge-form button[type=submit]")
+        challenge_once_online(host, "ivy")  # any case
         # The example accepts at once: seat 2 holds the bot, with its tag.
         seat = host.locator('#seat-list li[data-seat="1"]')
         seat.locator(".seat-who", has_text="Ivy").wait_for()
