@@ -33,6 +33,7 @@ kept with chance ``--keep`` so that they spread over the game.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import random
@@ -56,9 +57,10 @@ from kozyr.engine.view import View, view_of
 
 
 def collect_views(
-    rules: Rules, count: int, level: int, seed: int, keep: float
+    rules: Rules, count: int, level: int, seed: int, keep: float, oracle: bool = False
 ) -> list[tuple[int, View]]:
-    """``count`` (seed, view) pairs of real decisions the tree search would make."""
+    """``count`` (seed, view) pairs of real decisions the tree search would make
+    (with ``oracle``, the same decisions with the opponents' hands made known)."""
     rng = random.Random(seed)
     out: list[tuple[int, View]] = []
     game = 0
@@ -72,7 +74,12 @@ def collect_views(
             if len(candidates(view)) > 1 and rng.random() < keep:
                 slots = Slots(view)
                 if not (slots.determined() and two_sided(sample_state(view, random.Random(0)))):
-                    out.append((seed + game * 1000 + len(out), view))
+                    told = view
+                    if oracle:
+                        known = [state.hands[s] for s in range(rules.players)]
+                        known[seat] = view.known[seat]
+                        told = dataclasses.replace(view, known=tuple(known))
+                    out.append((seed + game * 1000 + len(out), told))
             state.apply(bots[seat].choose(view))
         game += 1
     return out
@@ -230,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--keep", type=float, default=0.3)
     p.add_argument("--endgames", type=int, default=0, help="views for the endgame-noise probe")
     p.add_argument("--json", help="write every row and the summary here")
+    p.add_argument(
+        "--oracle", action="store_true", help="tell the search the opponents' hands (a diagnostic)"
+    )
     args = p.parse_args(argv)
     rules = Rules(players=args.players, variant=args.variant)
     base_cfg = FROZEN_LEVELS[args.level] if args.frozen else LEVELS[args.level].search
@@ -237,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     base_cfg = base_cfg._replace(time_cap=1e6, **json.loads(args.config))
     multiples = [int(x) for x in args.multiples.split(",")]
     start = time.perf_counter()
-    views = collect_views(rules, args.views, args.players_level, args.seed, args.keep)
+    views = collect_views(rules, args.views, args.players_level, args.seed, args.keep, args.oracle)
     print(f"{len(views)} views in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     results: dict[str, Any] = {"config": base_cfg._asdict(), "multiples": {}}
     base_rows: list[dict[str, Any]] | None = None
