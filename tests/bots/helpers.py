@@ -7,13 +7,20 @@ rollouts, endgame solver, time cap) are the same as at full budget.
 
 from __future__ import annotations
 
+import importlib.util
 import random
+import sys
+from pathlib import Path
+from types import ModuleType
 
 from kozyr.bots.base import Bot
 from kozyr.bots.levels import LEVELS, bot_for, reduced
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
 from kozyr.engine.view import View, view_of
+
+#: The repository's root (``scripts/`` lives there, outside the package).
+ROOT = Path(__file__).resolve().parents[2]
 
 #: Budget divisor for search levels in tests.
 REDUCE = 40
@@ -65,3 +72,13 @@ def choice_views(rules: Rules, count: int, seed: int = 0, base_steps: int = 8) -
         if len(view.legal) > 1:
             out.append(view)
     return out
+
+
+def load_script(name: str) -> ModuleType:
+    """``scripts/<name>.py`` as a module (the scripts are not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -3,9 +3,6 @@ told the opponent's hand and nothing else it could not see."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 from kozyr.bots.base import RandomBot
@@ -16,18 +13,11 @@ from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
 from kozyr.engine.view import View, view_of
 
-ROOT = Path(__file__).resolve().parents[2]
+from .helpers import load_script
 
 
 def duel_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "ismcts_duel", ROOT / "scripts" / "ismcts_duel.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("ismcts_duel")
 
 
 class Watcher(RandomBot):

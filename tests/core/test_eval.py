@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -15,21 +13,12 @@ from kozyr.bots.evaluation import EVAL_PATH, endgame_weights, load
 from kozyr.bots.ismcts import IsmctsConfig, search_root
 from kozyr.engine.rules import Rules
 
-from ..bots.helpers import choice_views
+from ..bots.helpers import choice_views, load_script
 from .helpers import needs_core
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def training_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "train_endgame_eval", ROOT / "scripts" / "train_endgame_eval.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("train_endgame_eval")
 
 
 @needs_core
