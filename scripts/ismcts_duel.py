@@ -49,6 +49,7 @@ from kozyr.bots.flat_mc import flat_mc_bot
 from kozyr.bots.frozen import FROZEN_LEVELS
 from kozyr.bots.ismcts import IsmctsBot, IsmctsConfig
 from kozyr.bots.levels import LEVELS
+from kozyr.engine.actions import Action
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
@@ -87,7 +88,7 @@ class OracleBot:
     def __init__(self, inner: Bot, rules: Rules, deal: Deal) -> None:
         self.inner, self.rules, self.deal, self.name = inner, rules, deal, inner.name
 
-    def choose(self, view: View) -> Any:
+    def choose(self, view: View) -> Action:
         state = GameState.new(self.rules, self.deal)
         for action in view.history:
             state.apply(action)
