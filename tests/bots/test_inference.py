@@ -18,7 +18,7 @@ from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
 from kozyr.engine.view import View, view_of
 
-from .helpers import RULE_SETS
+from .helpers import RULE_SETS, load_script
 
 needs_core = pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
 
@@ -156,3 +156,15 @@ def test_the_sampler_refuses_a_wrong_pool():
     with pytest.raises(ValueError):
         sample(template, 0, view.unseen(), [0, slots.hands[1] + 1], slots.deck, None, 1, 1)
     assert parse_card("6S") >= 0
+
+
+def test_the_calibration_script_finds_the_evidence_real_for_the_player_it_models() -> None:
+    # scripts/inference_calibration.py, on the level-4 player the factors model:
+    # cards the inference marks down are in the hand far less often than a
+    # uniform deal says, unmarked cards more often.
+    bins = load_script("inference_calibration").collect(level=4, games=40, seed=7000)
+    n, hits, share, _ = (sum(row[i] for row in bins[:4]) for i in range(4))
+    low_ratio = hits / share
+    n1, hits1, share1, _ = bins[-1]
+    assert n > 500 and n1 > 500
+    assert low_ratio < 0.5 < 1.0 < hits1 / share1

@@ -9,6 +9,7 @@ import pytest
 
 from kozyr import core
 from kozyr.bots import ismcts as ismcts_module
+from kozyr.bots.inference import card_weights
 from kozyr.bots.ismcts import IsmctsBot, IsmctsConfig, budget, ismcts
 from kozyr.bots.match import duplicate
 from kozyr.bots.sampler import Slots, sample_state
@@ -69,6 +70,24 @@ def test_an_ensemble_of_trees_spends_the_same_budget_and_adds_their_visits() -> 
     # one tree is the plain search, number for number
     view = views[0]
     assert ismcts(view, 3, SMALL._replace(trees=1))[0] == ismcts(view, 3, SMALL)[0]
+
+
+def test_the_inference_power_softens_the_deals_weights() -> None:
+    views = choice_views(Rules(players=2), 40, seed=3, base_steps=20)
+    view = next(v for v in views if (w := card_weights(v)) and min(w[1 - v.seat]) < 1)
+    full = card_weights(view)
+    assert full is not None
+    assert ismcts_module._weights(view, SMALL) == full
+    soft = ismcts_module._weights(view, SMALL._replace(inference_power=0.2))
+    assert soft is not None
+    for f, w in zip(full[1 - view.seat], soft[1 - view.seat], strict=True):
+        assert w == pytest.approx(f**0.2)
+        assert w == 1.0 if f == 1.0 else f < w < 1.0
+    none = ismcts_module._weights(view, SMALL._replace(inference_power=0.0))
+    assert none is not None and {w for row in none for w in row} == {1.0}
+    assert ismcts_module._weights(view, SMALL._replace(inference=False)) is None
+    with pytest.raises(ValueError, match="inference_power"):
+        ismcts_module._weights(view, SMALL._replace(inference_power=-1.0))
 
 
 @needs_core

@@ -98,6 +98,10 @@ class IsmctsConfig(NamedTuple):
     #: (ensemble, or root parallelization run in turn): a vote that steadies
     #: the root's choice where one large tree keeps reshuffling its deals.
     trees: int = 1
+    #: Issue 29: the inference's weights raised to this power (1: as modelled
+    #: on the level-4 player; 0: no evidence).  Against stronger players the
+    #: evidence is weaker than that model says (scripts/inference_calibration.py).
+    inference_power: float = 1.0
 
 
 #: Level 10's search (the level table, :mod:`kozyr.bots.levels`, uses this one;
@@ -106,6 +110,17 @@ class IsmctsConfig(NamedTuple):
 LEVEL_10: Final = IsmctsConfig(
     iterations=30_000, endgame_nodes=25_000, time_cap=1.4, endgame_eval=True
 )
+
+
+def _weights(view: View, config: IsmctsConfig) -> list[list[float]] | None:
+    """The deals' weights from the opponents' play, as strong as the config says."""
+    weights = card_weights(view) if config.inference else None
+    power = config.inference_power
+    if weights is None or power == 1.0:
+        return weights
+    if power < 0:
+        raise ValueError(f"inference_power must be at least 0, not {power}")
+    return [[w**power for w in row] for row in weights]
 
 
 def style_tuple(style: Style) -> tuple[int, int, int, int, float, float]:
@@ -154,7 +169,7 @@ def _search(
     """The core's tree search of ``view`` over ``cands`` (the random numbers from
     ``rng``); ``iterations`` overrides the level's budget for the table."""
     template = core.from_state(sample_state(view, rng, slots))
-    weights = card_weights(view) if config.inference else None
+    weights = _weights(view, config)
     best, info = core._require().search(
         template,
         view.seat,
