@@ -114,12 +114,12 @@ LEVEL_10: Final = IsmctsConfig(
 
 def _weights(view: View, config: IsmctsConfig) -> list[list[float]] | None:
     """The deals' weights from the opponents' play, as strong as the config says."""
-    weights = card_weights(view) if config.inference else None
     power = config.inference_power
-    if weights is None or power == 1.0:
-        return weights
     if power < 0:
         raise ValueError(f"inference_power must be at least 0, not {power}")
+    weights = card_weights(view) if config.inference else None
+    if weights is None or power == 1.0:
+        return weights
     return [[w**power for w in row] for row in weights]
 
 
