@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 from typing import TYPE_CHECKING
 
 from starlette.routing import BaseRoute
@@ -52,6 +53,10 @@ class TelegramExtension:
         """Run the bot while this process holds the role (asked every quarter
         of a lease: the same rhythm as rooms' leases)."""
         every = hub.config.lease / 4 if hub.config.redis_url else 1.0
+        # The bot's module (aiogram) takes seconds to import on a busy machine:
+        # imported before standing for the role, and off the event loop, so that
+        # a new leader does not stall past its lease while another takes over.
+        await asyncio.to_thread(importlib.import_module, f"{__package__}.bot")
         while True:
             try:
                 mine = await hub.coord.elect(ROLE)
