@@ -3,8 +3,6 @@ told the opponent's hand and nothing else it could not see."""
 
 from __future__ import annotations
 
-from types import ModuleType
-
 from kozyr.bots.base import RandomBot
 from kozyr.bots.match import play_game
 from kozyr.engine.actions import Action
@@ -14,10 +12,6 @@ from kozyr.engine.state import GameState
 from kozyr.engine.view import View, view_of
 
 from .helpers import load_script
-
-
-def duel_script() -> ModuleType:
-    return load_script("ismcts_duel")
 
 
 class Watcher(RandomBot):
@@ -33,7 +27,7 @@ class Watcher(RandomBot):
 
 
 def test_an_oracle_sees_the_opponents_hand_and_its_own_view_otherwise() -> None:
-    duel = duel_script()
+    duel = load_script("ismcts_duel")
     rules = Rules(players=2)
     deal = Deal.from_seed(rules, 9003)
     watcher = Watcher(1)
@@ -57,7 +51,7 @@ def test_an_oracle_sees_the_opponents_hand_and_its_own_view_otherwise() -> None:
 
 
 def test_the_oracle_flag_is_not_a_search_setting() -> None:
-    duel = duel_script()
+    duel = load_script("ismcts_duel")
     plain = duel.config_of('{"base": "10", "scale": 10}')
     assert duel.config_of('{"base": "10", "scale": 10, "oracle": true}') == plain
     rules = Rules(players=2)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -15,10 +14,6 @@ from kozyr.engine.rules import Rules
 
 from ..bots.helpers import choice_views, load_script
 from .helpers import needs_core
-
-
-def training_script() -> ModuleType:
-    return load_script("train_endgame_eval")
 
 
 @needs_core
@@ -91,7 +86,7 @@ def test_the_search_scores_endgames_with_the_network() -> None:
 
 @needs_core
 def test_training_is_reproducible_from_its_seed(tmp_path: Path) -> None:
-    script = training_script()
+    script = load_script("train_endgame_eval")
     rows, skipped = script.generate(60, seed=5)
     again, _ = script.generate(60, seed=5)
     assert rows == again and len(rows) == 60 and skipped >= 0
