@@ -11,14 +11,23 @@ ratio of the two falls with the weight as the weight does; if a weight-0.4
 card is in the hand as often as a weight-1 card, the evidence is misread::
 
     python scripts/inference_calibration.py --level 10 --games 40
+
+With ``--by-kind`` each kind of evidence is measured alone (its factor set to
+0.5, every other kind off) and the factor that kind really deserves against
+that level is fitted: the ratio's power law in the weight, read at one piece
+of evidence.  The fitted factors print as the JSON ``"evidence"`` a side of
+``scripts/ismcts_duel.py`` takes (kinds without data keep the level-4 factor).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
+import math
 import time
 
-from kozyr.bots.inference import card_weights
+from kozyr.bots.inference import LEVEL4_EVIDENCE, Evidence, card_weights
 from kozyr.bots.levels import level_bot
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
@@ -27,12 +36,28 @@ from kozyr.engine.view import view_of
 
 #: Upper edges of the weight bins (a weight w goes to the first edge >= w).
 EDGES = (0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 0.99, 1.0)
+#: The factor a kind measured alone is given (one piece of it: weight 0.5).
+PROBE = 0.5
+#: The kinds of evidence, by their names in :class:`Evidence`.
+KINDS = tuple(f.name for f in dataclasses.fields(Evidence))
 
 
-def collect(level: int, games: int, seed: int) -> list[list[float]]:
-    """Per bin: [cards, of them in the opponent's hand, sum of uniform shares, sum of weights]."""
-    rules = Rules(players=2)
-    bins = [[0.0, 0.0, 0.0, 0.0] for _ in EDGES]
+def probe(kind: str) -> Evidence:
+    """Only ``kind`` read, at :data:`PROBE`."""
+    return Evidence(**{k: (PROBE if k == kind else 1.0) for k in KINDS})
+
+
+def collect(
+    level: int,
+    games: int,
+    seed: int,
+    probes: tuple[Evidence, ...] = (LEVEL4_EVIDENCE,),
+    variant: str = "podkidnoy",
+) -> list[list[list[float]]]:
+    """Per probe and bin: [cards, of them in the opponent's hand, sum of
+    uniform shares, sum of weights]."""
+    rules = Rules(players=2, variant=variant)
+    table = [[[0.0, 0.0, 0.0, 0.0] for _ in EDGES] for _ in probes]
     for g in range(games):
         state = GameState.new(rules, Deal.from_seed(rules, seed + g))
         bots = [level_bot(level, seed + 10 * g + s) for s in range(2)]
@@ -40,11 +65,13 @@ def collect(level: int, games: int, seed: int) -> list[list[float]]:
             seat = state.to_move
             assert seat is not None
             view = view_of(state, seat)
-            weights = card_weights(view)
             other = 1 - seat
             unseen = view.unseen()
             hidden_in_hand = view.hand_counts[other] - view.known[other].bit_count()
-            if weights is not None and unseen and hidden_in_hand > 0:
+            for evidence, bins in zip(probes, table, strict=True):
+                weights = card_weights(view, evidence)
+                if weights is None or not unseen or hidden_in_hand <= 0:
+                    continue
                 share = hidden_in_hand / unseen.bit_count()
                 cards = unseen
                 while cards:
@@ -58,18 +85,28 @@ def collect(level: int, games: int, seed: int) -> list[list[float]]:
                     row[2] += share
                     row[3] += w
             state.apply(bots[seat].choose(view))
-    return bins
+    return table
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--level", type=int, default=10)
-    p.add_argument("--games", type=int, default=40)
-    p.add_argument("--seed", type=int, default=7000)
-    args = p.parse_args()
-    start = time.perf_counter()
-    bins = collect(args.level, args.games, args.seed)
-    print(f"level {args.level}, {args.games} games, {time.perf_counter() - start:.0f} s")
+def fitted_factor(bins: list[list[float]], minimum: int = 30) -> float | None:
+    """The factor one piece of a probed kind deserves: the power p of
+    ratio = weight**p, fitted by least squares in logs over the bins with
+    evidence (weighted by their cards), read at the probe's weight.  None
+    when no bin has enough cards."""
+    num = den = 0.0
+    for n, hits, share, wsum in bins:
+        mean = wsum / n if n else 1.0
+        if n < minimum or hits == 0 or mean > 0.99:
+            continue
+        lw, lr = math.log(mean), math.log((hits / n) / (share / n))
+        num += n * lw * lr
+        den += n * lw * lw
+    if not den:
+        return None
+    return min(max(PROBE ** (num / den), 0.05), 2.0)
+
+
+def print_bins(bins: list[list[float]]) -> None:
     print("| weight up to | cards | mean weight | in the hand | uniform share | ratio |")
     print("|---|---|---|---|---|---|")
     for edge, (n, hits, share, wsum) in zip(EDGES, bins, strict=True):
@@ -79,6 +116,34 @@ def main() -> None:
                 f"| {edge:.2f} | {n:.0f} | {wsum / n:.2f} | {100 * rate:.1f} % "
                 f"| {100 * base:.1f} % | {rate / base:.2f} |"
             )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--level", type=int, default=10)
+    p.add_argument("--games", type=int, default=40)
+    p.add_argument("--seed", type=int, default=7000)
+    p.add_argument("--variant", default="podkidnoy", choices=("podkidnoy", "perevodnoy"))
+    p.add_argument("--by-kind", action="store_true", help="measure and fit each kind alone")
+    args = p.parse_args()
+    start = time.perf_counter()
+    probes = tuple(probe(k) for k in KINDS) if args.by_kind else (LEVEL4_EVIDENCE,)
+    table = collect(args.level, args.games, args.seed, probes, args.variant)
+    print(
+        f"level {args.level}, {args.variant}, {args.games} games, "
+        f"{time.perf_counter() - start:.0f} s"
+    )
+    if not args.by_kind:
+        print_bins(table[0])
+        return
+    fitted = {}
+    for kind, bins in zip(KINDS, table, strict=True):
+        factor = fitted_factor(bins)
+        fitted[kind] = round(factor, 3) if factor else getattr(LEVEL4_EVIDENCE, kind)
+        said = f"{factor:.3f}" if factor else "no data: the level-4 factor kept"
+        print(f"\n{kind} (level-4 factor {getattr(LEVEL4_EVIDENCE, kind):.2f}, fitted {said})")
+        print_bins(bins)
+    print("\n" + json.dumps({"evidence": fitted}))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,9 @@ A side is ``mcN`` or a JSON object of :class:`kozyr.bots.ismcts.IsmctsConfig`
 fields.  ``"oracle": true`` in a side's JSON is a diagnostic, not a player:
 that side's search is told the opponent's hand (not the stock's order), so a
 duel of two oracles measures what the search gains with time once the
-sampling of hidden cards is taken out of the question.
+sampling of hidden cards is taken out of the question.  ``"evidence": {...}``
+gives the inference's factors by name (:class:`kozyr.bots.inference.Evidence`;
+``inference_calibration.py --by-kind`` measures them for a level).
 
 With ``"base": "is10"`` (a frozen issue-12 level, ``is5``..``is10``)
 or ``"base": "10"`` (a level of today's table) the fields override that
@@ -36,7 +38,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import json
 import time
 from multiprocessing import Pool
@@ -47,7 +48,8 @@ from kozyr.arena.stats import wilson
 from kozyr.bots.base import Bot
 from kozyr.bots.flat_mc import flat_mc_bot
 from kozyr.bots.frozen import FROZEN_LEVELS
-from kozyr.bots.ismcts import IsmctsBot, IsmctsConfig
+from kozyr.bots.inference import Evidence
+from kozyr.bots.ismcts import IsmctsBot, IsmctsConfig, with_hands_known
 from kozyr.bots.levels import LEVELS
 from kozyr.engine.actions import Action
 from kozyr.engine.deal import Deal
@@ -62,6 +64,8 @@ def config_of(side: str) -> IsmctsConfig:
     fields.pop("oracle", None)
     base = fields.pop("base", None)
     scale = int(fields.pop("scale", 1))
+    if "evidence" in fields:
+        fields["evidence"] = Evidence(**fields["evidence"])
     if base is None:
         fields = {"endgame_nodes": 25_000, "time_cap": 60.0, **fields}
         cfg = IsmctsConfig(**fields)
@@ -92,10 +96,7 @@ class OracleBot:
         state = GameState.new(self.rules, self.deal)
         for action in view.history:
             state.apply(action)
-        known = tuple(
-            view.known[s] if s == view.seat else state.hands[s] for s in range(len(view.known))
-        )
-        return self.inner.choose(dataclasses.replace(view, known=known))
+        return self.inner.choose(with_hands_known(view, state.hands))
 
 
 def make(side: str, seed: int, name: str, rules: Rules, deal: Deal) -> Bot:

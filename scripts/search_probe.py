@@ -33,7 +33,6 @@ kept with chance ``--keep`` so that they spread over the game.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import math
 import random
@@ -45,7 +44,7 @@ from typing import Any
 from kozyr.bots.endgame import Solver, two_sided
 from kozyr.bots.frozen import FROZEN_LEVELS
 from kozyr.bots.heuristics import SOLID, tables
-from kozyr.bots.ismcts import IsmctsConfig, search_root
+from kozyr.bots.ismcts import IsmctsConfig, search_root, with_hands_known
 from kozyr.bots.levels import LEVELS, level_bot
 from kozyr.bots.rollout import playout, policy_action, reward
 from kozyr.bots.sampler import Slots, sample_state
@@ -74,11 +73,7 @@ def collect_views(
             if len(candidates(view)) > 1 and rng.random() < keep:
                 slots = Slots(view)
                 if not (slots.determined() and two_sided(sample_state(view, random.Random(0)))):
-                    told = view
-                    if oracle:
-                        known = [state.hands[s] for s in range(rules.players)]
-                        known[seat] = view.known[seat]
-                        told = dataclasses.replace(view, known=tuple(known))
+                    told = with_hands_known(view, state.hands) if oracle else view
                     out.append((seed + game * 1000 + len(out), told))
             state.apply(bots[seat].choose(view))
         game += 1

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from kozyr import core
-from kozyr.bots.inference import FLOOR, TOOK_INSTEAD_OF_COVER, card_weights
+from kozyr.bots.inference import FLOOR, TOOK_INSTEAD_OF_COVER, Evidence, card_weights
 from kozyr.bots.sampler import Slots, sample_state
 from kozyr.engine.actions import Action, Kind
 from kozyr.engine.cards import HIGHER_IN_SUIT, SUIT_MASK, cards_of, deck_mask, parse_card
@@ -80,6 +80,25 @@ def test_a_take_makes_plain_covers_less_likely():
         assert w[taker][c] <= TOOK_INSTEAD_OF_COVER + 1e-9
     others = view.unseen() & ~covers & ~SUIT_MASK[view.trump_suit]
     assert any(w[taker][c] == 1.0 for c in cards_of(others))
+
+
+def test_each_kind_of_evidence_has_its_own_factor():
+    """The take is read with the take's factor alone: other kinds at 1.0 leave
+    the covers at exactly that factor; a factor above 1 makes them likelier;
+    every factor at 1.0 reads nothing at all."""
+    view, taker, card = _took_position()
+    covers = HIGHER_IN_SUIT[card] & ~SUIT_MASK[view.trump_suit] & view.unseen()
+    off = dict.fromkeys(
+        ("covered_dearer", "covered_dearer_trump", "passed_on_rank", "led_dearer", "led_trump"),
+        1.0,
+    )
+    for factor in (0.3, 0.9, 1.5):
+        w = card_weights(view, Evidence(took_instead_of_cover=factor, **off))
+        assert w is not None
+        assert all(w[taker][c] == pytest.approx(factor) for c in cards_of(covers))
+        assert {w[taker][c] for c in cards_of(view.unseen() & ~covers)} == {1.0}
+    nothing = card_weights(view, Evidence(took_instead_of_cover=1.0, no_transfer=1.0, **off))
+    assert nothing is not None and {x for row in nothing for x in row} == {1.0}
 
 
 def _template(view: View):
@@ -162,9 +181,27 @@ def test_the_calibration_script_finds_the_evidence_real_for_the_player_it_models
     # scripts/inference_calibration.py, on the level-4 player the factors model:
     # cards the inference marks down are in the hand far less often than a
     # uniform deal says, unmarked cards more often.
-    bins = load_script("inference_calibration").collect(level=4, games=40, seed=7000)
+    bins = load_script("inference_calibration").collect(level=4, games=40, seed=7000)[0]
     n, hits, share, _ = (sum(row[i] for row in bins[:4]) for i in range(4))
     low_ratio = hits / share
     n1, hits1, share1, _ = bins[-1]
     assert n > 500 and n1 > 500
     assert low_ratio < 0.5 < 1.0 < hits1 / share1
+
+
+def test_the_calibration_fits_each_kinds_factor() -> None:
+    calibration = load_script("inference_calibration")
+    # a ratio that is exactly weight**p is fitted as p, read at one piece
+    for p in (0.0, 0.5, 2.0):
+        bins = [[100.0, 100 * w**p * 0.3, 100 * 0.3, 100 * w] for w in (0.25, 0.5, 0.7, 1.0)]
+        assert calibration.fitted_factor(bins) == pytest.approx(calibration.PROBE**p)
+    assert calibration.fitted_factor([[10.0, 3.0, 3.0, 5.0]]) is None  # too few cards
+    # on the level-4 player: a lead and a cover with the cheapest card say much
+    # (it always does so); a pass says little (it passes when it keeps cards back)
+    probes = tuple(calibration.probe(k) for k in ("covered_dearer", "led_dearer", "passed_on_rank"))
+    fitted = [
+        calibration.fitted_factor(bins)
+        for bins in calibration.collect(level=4, games=40, seed=7000, probes=probes)
+    ]
+    assert fitted[0] < 0.4 and fitted[1] < 0.4
+    assert fitted[2] > fitted[0] and fitted[2] > fitted[1]

@@ -9,7 +9,7 @@ import pytest
 
 from kozyr import core
 from kozyr.bots import ismcts as ismcts_module
-from kozyr.bots.inference import card_weights
+from kozyr.bots.inference import Evidence, card_weights
 from kozyr.bots.ismcts import IsmctsBot, IsmctsConfig, budget, ismcts
 from kozyr.bots.match import duplicate
 from kozyr.bots.sampler import Slots, sample_state
@@ -72,6 +72,34 @@ def test_an_ensemble_of_trees_spends_the_same_budget_and_adds_their_visits() -> 
     assert ismcts(view, 3, SMALL._replace(trees=1))[0] == ismcts(view, 3, SMALL)[0]
 
 
+@needs_core
+@pytest.mark.parametrize("rules", RULE_SETS, ids=str)
+def test_determinized_trees_each_search_one_deal_of_the_opponents_hands(rules: Rules) -> None:
+    """Perfect-information Monte Carlo (``determinized``): each tree's view has
+    every opponent's hand known, a deal that fits the public view, and the
+    trees' deals differ; the ensemble stays reproducible and legal."""
+    config = SMALL._replace(trees=4, determinized=True)
+    for view in choice_positions(rules, 3, seed=2):
+        told = ismcts_module._told_views(view, random.Random(5), config, 4)
+        assert len(told) == 4
+        for t in told:
+            assert t.hand == view.hand and t.legal == view.legal
+            assert t.known[view.seat] == view.known[view.seat]
+            hidden = view.unseen()
+            for seat in range(rules.players):
+                if seat == view.seat:
+                    continue
+                assert t.known[seat].bit_count() == view.hand_counts[seat]
+                assert view.known[seat] & ~t.known[seat] == 0
+                assert t.known[seat] & ~view.known[seat] & ~hidden == 0
+            assert Slots(t).hands == [0] * rules.players  # nothing left to sample there
+            assert t.unseen().bit_count() == max(view.deck_count - 1, 0)
+        if not Slots(view).determined():
+            assert len({t.known for t in told}) > 1
+        action, _ = ismcts(view, 3, config)
+        assert action in view.legal and ismcts(view, 3, config)[0] == action
+
+
 def test_the_inference_power_softens_the_deals_weights() -> None:
     views = choice_views(Rules(players=2), 40, seed=3, base_steps=20)
     view = next(v for v in views if (w := card_weights(v)) and min(w[1 - v.seat]) < 1)
@@ -88,6 +116,12 @@ def test_the_inference_power_softens_the_deals_weights() -> None:
     assert ismcts_module._weights(view, SMALL._replace(inference=False)) is None
     with pytest.raises(ValueError, match="inference_power"):
         ismcts_module._weights(view, SMALL._replace(inference_power=-1.0))
+    # the config's evidence factors reach the inference
+    evidence = Evidence(took_instead_of_cover=0.9, covered_dearer=0.8, passed_on_rank=0.7)
+    assert ismcts_module._weights(view, SMALL._replace(evidence=evidence)) == card_weights(
+        view, evidence
+    )
+    assert card_weights(view, evidence) != full
 
 
 @needs_core

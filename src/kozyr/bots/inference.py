@@ -22,6 +22,8 @@ no weights are given and deals stay uniform.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from kozyr.engine.actions import Kind
 from kozyr.engine.cards import CARD_RANK, HIGHER_IN_SUIT, RANK_MASK, SUIT_MASK
 from kozyr.engine.rules import HAND_SIZE
@@ -38,6 +40,26 @@ LED_DEARER = 0.6
 NO_TRANSFER = 0.5
 #: Below this a weight is not lowered further (evidence is soft).
 FLOOR = 0.05
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """How much one piece of each kind of evidence lowers a card (1.0: the kind
+    is ignored).  The defaults model the level-4 player; a search may read a
+    stronger player's play with factors measured on that player's games
+    (``scripts/inference_calibration.py --by-kind``)."""
+
+    took_instead_of_cover: float = TOOK_INSTEAD_OF_COVER
+    covered_dearer: float = COVERED_DEARER  # the cheaper plain covers
+    covered_dearer_trump: float = COVERED_DEARER  # the cheaper trumps that cover
+    passed_on_rank: float = PASSED_ON_RANK
+    led_dearer: float = LED_DEARER
+    led_trump: float = LED_DEARER * LED_DEARER
+    no_transfer: float = NO_TRANSFER
+
+
+#: The level-4 player's habits, the factors every level has used.
+LEVEL4_EVIDENCE = Evidence()
 
 
 class _Tracker:
@@ -99,7 +121,7 @@ def _cheaper(cost: tuple[int, ...], c: int) -> int:
     return sum(1 << x for x in range(52) if cost[x] < cost[c])
 
 
-def card_weights(view: View) -> list[list[float]] | None:
+def card_weights(view: View, evidence: Evidence = LEVEL4_EVIDENCE) -> list[list[float]] | None:
     """Per seat and card, how much likelier the card is in that hand than a
     uniform deal says (1.0: no evidence).  None without usable history."""
     history = view.history
@@ -115,7 +137,7 @@ def card_weights(view: View) -> list[list[float]] | None:
     round_open = False
 
     def lower(seat: int, cards: int, factor: float) -> None:
-        if seat == view.seat:
+        if seat == view.seat or factor == 1.0:
             return
         row = w[seat]
         while cards:
@@ -144,27 +166,29 @@ def card_weights(view: View) -> list[list[float]] | None:
             c = first.bit_length() - 1
             if not first & trumps:
                 # The cheapest plain card is led: plain cards cheaper than c are unlikely.
-                lower(seat, _cheaper(cost, c) & ~trumps, LED_DEARER)
+                lower(seat, _cheaper(cost, c) & ~trumps, evidence.led_dearer)
             else:
-                lower(seat, ~trumps & ((1 << 52) - 1), LED_DEARER * LED_DEARER)
+                lower(seat, ~trumps & ((1 << 52) - 1), evidence.led_trump)
         elif kind == Kind.DEFEND:
             c = cards.bit_length() - 1
             first_answer = not tr.covered
             if first_answer and rules.variant == "perevodnoy":
-                lower(seat, RANK_MASK[CARD_RANK[tr.table[0]]] & ~cards, NO_TRANSFER)
+                lower(seat, RANK_MASK[CARD_RANK[tr.table[0]]] & ~cards, evidence.no_transfer)
             beaters = BEATERS[view.trump_suit][target]
-            lower(seat, beaters & _cheaper(cost, c), COVERED_DEARER)
+            cheaper_beaters = beaters & _cheaper(cost, c)
+            lower(seat, cheaper_beaters & ~trumps, evidence.covered_dearer)
+            lower(seat, cheaper_beaters & trumps, evidence.covered_dearer_trump)
             tr.covered.add(target)
             tr.ranks |= RANK_MASK[CARD_RANK[c]]
         elif kind == Kind.TAKE:
             tr.took = True
             if rules.variant == "perevodnoy" and not tr.covered and tr.table:
-                lower(seat, RANK_MASK[CARD_RANK[tr.table[0]]], NO_TRANSFER)
+                lower(seat, RANK_MASK[CARD_RANK[tr.table[0]]], evidence.no_transfer)
             for att in tr.table:
                 if att not in tr.covered:
-                    lower(seat, HIGHER_IN_SUIT[att] & ~trumps, TOOK_INSTEAD_OF_COVER)
+                    lower(seat, HIGHER_IN_SUIT[att] & ~trumps, evidence.took_instead_of_cover)
         elif kind == Kind.PASS:
-            lower(seat, tr.ranks & ~trumps, PASSED_ON_RANK)
+            lower(seat, tr.ranks & ~trumps, evidence.passed_on_rank)
         elif kind in (Kind.TRANSFER, Kind.SHOW_TRUMP):
             tr.defender = tr.next_opponent(seat)
         if kind in (Kind.ATTACK, Kind.THROW, Kind.TRANSFER):

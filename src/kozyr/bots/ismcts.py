@@ -24,6 +24,7 @@ with a comparable budget.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from collections.abc import Sequence
@@ -38,7 +39,7 @@ from kozyr.engine.view import View
 from .endgame import two_sided
 from .evaluation import endgame_weights
 from .heuristics import SOLID, Style
-from .inference import card_weights
+from .inference import LEVEL4_EVIDENCE, Evidence, card_weights
 from .public import decision_seed
 from .rollout import ROLLOUT_CAP, outcome
 from .sampler import Slots, sample_state
@@ -102,6 +103,14 @@ class IsmctsConfig(NamedTuple):
     #: on the level-4 player; 0: no evidence).  Against stronger players the
     #: evidence is weaker than that model says (scripts/inference_calibration.py).
     inference_power: float = 1.0
+    #: Issue 29: the factors the inference reads the opponents' play with
+    #: (None: the level-4 model's, :data:`kozyr.bots.inference.LEVEL4_EVIDENCE`).
+    evidence: Evidence | None = None
+    #: Issue 29: with ``trees`` > 1, each tree searches one deal of the
+    #: opponents' hands (drawn with the inference's weights) as if those hands
+    #: were known; only the stock's order is still sampled: perfect-information
+    #: Monte Carlo, whose trees keep an opponent's replies to its own hand.
+    determinized: bool = False
 
 
 #: Level 10's search (the level table, :mod:`kozyr.bots.levels`, uses this one;
@@ -117,7 +126,8 @@ def _weights(view: View, config: IsmctsConfig) -> list[list[float]] | None:
     power = config.inference_power
     if power < 0:
         raise ValueError(f"inference_power must be at least 0, not {power}")
-    weights = card_weights(view) if config.inference else None
+    evidence = config.evidence or LEVEL4_EVIDENCE
+    weights = card_weights(view, evidence) if config.inference else None
     if weights is None or power == 1.0:
         return weights
     return [[w**power for w in row] for row in weights]
@@ -225,6 +235,32 @@ def search_root(
     )
 
 
+def with_hands_known(view: View, hands: Sequence[int]) -> View:
+    """``view`` as if the opponents' hands were public: ``hands[s]`` for every
+    other seat (a sampled deal's, for a search of one deal; the true ones, for
+    a diagnostic); the seat's own entry stays as it was."""
+    known = tuple(view.known[s] if s == view.seat else hands[s] for s in range(len(view.known)))
+    return dataclasses.replace(view, known=known)
+
+
+def _told_views(view: View, rng: random.Random, config: IsmctsConfig, count: int) -> list[View]:
+    """``count`` deals of the opponents' hands, drawn as the search draws them
+    (with the inference's weights); for each, ``view`` with those hands known."""
+    slots = Slots(view)
+    template = core.from_state(sample_state(view, rng, slots))
+    deals = core._require().sample_deals(
+        template,
+        view.seat,
+        view.unseen(),
+        slots.hands,
+        slots.deck,
+        _weights(view, config),
+        count,
+        rng.getrandbits(64),
+    )
+    return [with_hands_known(view, hands) for hands, _stock in deals]
+
+
 def _ensemble(
     view: View, rng: random.Random, config: IsmctsConfig, cands: list[Action]
 ) -> RootSearch:
@@ -235,16 +271,17 @@ def _ensemble(
     total = budget(config, view.rules.players)
     shares = [total // trees + (1 if i < total % trees else 0) for i in range(trees)]
     share_config = config._replace(time_cap=config.time_cap / trees)
+    views = _told_views(view, rng, config, trees) if config.determinized else [view] * trees
     roots = [
         _search(
-            view,
+            told,
             random.Random(rng.getrandbits(64)),
-            Slots(view),
+            Slots(told),
             share_config,
             cands,
             iterations=max(1, n),
         )
-        for n in shares
+        for told, n in zip(views, shares, strict=True)
     ]
     visits = [sum(r.visits[k] for r in roots) for k in range(len(cands))]
     values = [
