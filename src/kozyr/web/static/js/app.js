@@ -39,6 +39,7 @@ const S = {
   switchTimer: null,
   pendingJoin: null, // invite code from the URL
   resultShownFor: null,
+  resultDueAt: 0, // when the result may show (after the last card's flight)
   autoCounted: new Set(),
   passing: new Set(), // pass and play: seats whose last-call "Continue" is still to be sent
   passSentAt: null, // the version the last of those passes answered
@@ -885,11 +886,11 @@ function renderResult(frame) {
       announce(resultSpoken());
     }
   };
-  if (S.resultShownFor === over.game) show();
-  else {
+  if (S.resultShownFor !== over.game) {
     S.resultShownFor = over.game;
+    S.resultDueAt = performance.now() + 900;
     setTimeout(show, 900); // let the last card land first
-  }
+  } else if (performance.now() >= S.resultDueAt) show(); // (a redraw before then waits too)
 }
 
 /** The finishing order as groups of seats (first out first, the durak last):
@@ -1046,8 +1047,16 @@ function fillResult(over) {
     buttons.push(h("button", { type: "button", dataset: { action: "open-game" }, onclick: open }, t("viewer.openGame")));
   }
   buttons.push(h("button", { type: "button", class: "ghost", dataset: { action: "leave" }, onclick: leaveRoom }, t("result.leave")));
-  // Redrawn buttons keep the keyboard focus: dialogFocusLost puts it back.
-  fill($("#result-actions"), buttons);
+  // The buttons on screen stay the same nodes while nothing about them changed:
+  // a redraw between a press and its release (the room's message, the delayed
+  // show) would otherwise swallow the click or tap. Buttons that did change are
+  // redrawn, and keep the keyboard focus: dialogFocusLost puts it back.
+  const box = $("#result-actions");
+  const drawn = [S.mode, seated, room ? room.code : "", over.game, over.game_id || "", ...buttons.map((b) => `${b.dataset.action}:${b.textContent}`)].join("|");
+  if (box.dataset.drawn !== drawn) {
+    fill(box, buttons);
+    box.dataset.drawn = drawn;
+  }
 }
 
 /** A short burst of confetti around the result (none with reduced motion). */
