@@ -37,7 +37,7 @@ from kozyr.engine.state import GameState
 from kozyr.engine.view import View
 
 from .endgame import two_sided
-from .evaluation import endgame_weights
+from .evaluation import endgame_weights, stock_weights
 from .heuristics import SOLID, Style
 from .inference import LEVEL4_EVIDENCE, Evidence, card_weights
 from .public import decision_seed
@@ -111,6 +111,10 @@ class IsmctsConfig(NamedTuple):
     #: were known; only the stock's order is still sampled: perfect-information
     #: Monte Carlo, whose trees keep an opponent's replies to its own hand.
     determinized: bool = False
+    #: Issue 29: a playout with cards still in the stock stops at the first
+    #: round that starts with two sides, scored by the learned stock evaluation
+    #: (``stock_eval.json``, trained on a level's self-play) instead of played on.
+    stock_eval: bool = False
 
 
 #: Level 10's search (the level table, :mod:`kozyr.bots.levels`, uses this one;
@@ -206,6 +210,7 @@ def _search(
         widen=config.widening,
         opp_bias=config.opponent_bias,
         opp_split=config.opponent_split,
+        stock_eval_weights=stock_weights() if config.stock_eval else None,
     )
     return RootSearch(cands, best, info["visits"], info["values"], info)
 

@@ -49,8 +49,9 @@ static void side_features(uint64_t a, uint64_t d, int trump_suit, int low, doubl
     (void)nd;
 }
 
-int k_eval_features(const KState *s, double *f) {
-    if (s->stock_len != 0 || s->phase != P_LEAD || !k_two_sided_eval(s)) return 0;
+/* The 24 features of the two hands (the endgame's; ``stock``: the cards still
+ * to be drawn, which may hold the highest trump). */
+static void hands_features(const KState *s, uint64_t stock, double *f) {
     int att = s->attacker, dfn = s->defender;
     uint64_t a = s->hands[att], d = s->hands[dfn];
     int low = k_lowest_rank(s->r.deck);
@@ -58,11 +59,41 @@ int k_eval_features(const KState *s, double *f) {
     f[0] = 1.0;
     side_features(a, d, s->trump_suit, low, f + 1);
     side_features(d, a, s->trump_suit, low, f + 11);
-    uint64_t all_trumps = (a | d) & trumps;
+    uint64_t all_trumps = (a | d | stock) & trumps;
     int top = all_trumps ? k_high(all_trumps) : -1;
     f[21] = top >= 0 && ((a >> top) & 1);
     f[22] = (k_pop(a) - k_pop(d)) / 10.0;
     f[23] = s->r.perevodnoy;
+}
+
+int k_eval_features(const KState *s, double *f) {
+    if (s->stock_len != 0 || s->phase != P_LEAD || !k_two_sided_eval(s)) return 0;
+    hands_features(s, 0, f);
+    return 1;
+}
+
+/* How strong a hand's trumps are: the sum of their ranks above the lowest, plus one. */
+static double trump_strength(uint64_t hand, int trump_suit, int low) {
+    int sum = 0;
+    for (uint64_t m = hand & K_SUIT_MASK[trump_suit]; m; m &= m - 1) sum += k_rank(k_low(m)) - low + 1;
+    return sum / 40.0;
+}
+
+int k_stock_features(const KState *s, double *f) {
+    if (s->stock_len == 0 || s->phase != P_LEAD || !k_two_sided_eval(s)) return 0;
+    uint64_t stock = 0;
+    for (int i = 0; i < s->stock_len; i++) stock |= 1ULL << s->stock[i];
+    int low = k_lowest_rank(s->r.deck);
+    hands_features(s, stock, f);
+    uint64_t trumps = K_SUIT_MASK[s->trump_suit];
+    uint64_t all_trumps = (s->hands[s->attacker] | s->hands[s->defender] | stock) & trumps;
+    int top = all_trumps ? k_high(all_trumps) : -1;
+    f[24] = s->stock_len / 24.0;
+    f[25] = k_pop(stock & trumps) / 6.0;
+    f[26] = (k_rank(s->stock[0]) - low) / 12.0; /* the face-up trump, drawn last */
+    f[27] = top >= 0 && ((s->hands[s->defender] >> top) & 1);
+    f[28] = trump_strength(s->hands[s->attacker], s->trump_suit, low);
+    f[29] = trump_strength(s->hands[s->defender], s->trump_suit, low);
     return 1;
 }
 
@@ -78,12 +109,13 @@ int k_two_sided_eval(const KState *s) {
     return count == 2;
 }
 
-int k_eval_load(KEval *e, const double *w, int n) {
+int k_eval_load(KEval *e, const double *w, int n, int features) {
     /* layout: features, hidden, W1 (hidden x features, row-major), b1, W2, b2 */
-    if (n < 2) return 0;
+    if (n < 2 || features < 1 || features > K_EVAL_MAX_FEATURES) return 0;
     int nf = (int)w[0], nh = (int)w[1];
-    if (nf != K_EVAL_FEATURES || nh < 1 || nh > K_EVAL_HIDDEN || n != 2 + nh * nf + nh + nh + 1)
+    if (nf != features || nh < 1 || nh > K_EVAL_HIDDEN || n != 2 + nh * nf + nh + nh + 1)
         return 0;
+    e->features = nf;
     e->hidden = nh;
     const double *p = w + 2;
     for (int h = 0; h < nh; h++)
@@ -98,7 +130,7 @@ double k_eval_net(const KEval *e, const double *f) {
     double out = e->b2;
     for (int h = 0; h < e->hidden; h++) {
         double z = e->b1[h];
-        for (int i = 0; i < K_EVAL_FEATURES; i++) z += e->w1[h][i] * f[i];
+        for (int i = 0; i < e->features; i++) z += e->w1[h][i] * f[i];
         out += e->w2[h] * tanh(z);
     }
     return 1.0 / (1.0 + exp(-out));
@@ -107,5 +139,11 @@ double k_eval_net(const KEval *e, const double *f) {
 double k_eval(const KEval *e, const KState *s) {
     double f[K_EVAL_FEATURES];
     if (!k_eval_features(s, f)) return -1.0;
+    return k_eval_net(e, f);
+}
+
+double k_stock_eval(const KEval *e, const KState *s) {
+    double f[K_STOCK_FEATURES];
+    if (!k_stock_features(s, f)) return -1.0;
     return k_eval_net(e, f);
 }

@@ -626,6 +626,7 @@ static PyMethodDef core_methods[] = {
     {"sample_deals", core_sample_deals, METH_VARARGS, "sample_deals(state, seat, pool, slots, deck_hidden, weights, count, seed)"},
     {"solve", core_solve, METH_VARARGS, "solve(state, side, budget) -> (value in halves, nodes) or None"},
     {"eval_features", core_eval_features, METH_O, "eval_features(state) -> the learned endgame evaluation's inputs, or None"},
+    {"stock_features", core_stock_features, METH_O, "stock_features(state) -> the learned stock evaluation's inputs, or None"},
     {NULL, NULL, 0, NULL},
 };
 

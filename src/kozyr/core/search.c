@@ -215,6 +215,9 @@ typedef struct {
                           hand it holds in the deal, min(its trumps, opp_split): the
                           tree's opponents choose by what they hold (their information
                           set, coarsely), not one reply for every hand */
+    const KEval *stock_eval; /* non-NULL: a playout with cards still in the stock stops
+                          at the first round start of two sides, scored by this
+                          network (trained on level 10's self-play) */
 } Params;
 
 /* Sequential halving at the root (Karnin, Koren & Somekh 2013; as the root of a
@@ -271,6 +274,7 @@ typedef struct {
     long long rollout_steps;
     long long solves, solved, solver_nodes; /* endgames solved in playouts */
     long long evaluated;                    /* playouts cut short by the network */
+    long long stock_evaluated;              /* ...by the stock's network */
 } Stats;
 
 /* Every seat's reward from the network's value ``v`` for the attacker of a
@@ -519,7 +523,30 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         }
         double reward_of[K_MAX_PLAYERS];
         int exact = 0;
-        if (solving || pp->eval) {
+        if (pp->stock_eval && s.phase != P_OVER && s.stock_len > 0) {
+            /* to the next round's start (the leaf's own, if it is one), then the network */
+            int steps = 0;
+            while (s.phase != P_OVER && s.phase != P_LEAD && steps < pp->rollout_cap) {
+                KAction a;
+                if (k_uniform(&g) < pp->eps) {
+                    KAction acts[K_MAX_ACTIONS];
+                    int k = k_legal(&s, acts);
+                    a = acts[k_below(&g, (uint32_t)k)];
+                } else {
+                    k_policy_action(&s, &tables, &pp->style, k_uniform(&g), &a);
+                }
+                k_do(&s, &a);
+                steps++;
+            }
+            st->rollout_steps += steps;
+            double v = k_stock_eval(pp->stock_eval, &s);
+            if (v >= 0) {
+                eval_rewards(&s, v, reward_of);
+                exact = 1;
+                st->stock_evaluated++;
+            }
+        }
+        if (!exact && (solving || pp->eval)) {
             if (s.phase != P_OVER)
                 st->rollout_steps += k_policy_playout_to(
                     &s, &g, &tables, &pp->style, pp->eps, pp->rollout_cap,
@@ -711,6 +738,33 @@ static int read_sampler(const KState *tmpl, int seat, uint64_t pool, PyObject *s
     return 1;
 }
 
+/* A network from its flat weights (layout in eval.c), of ``features`` inputs;
+ * NULL with a Python error set if they do not fit. */
+static KEval *read_eval(PyObject *o, const char *what, int features) {
+    PyObject *f = PySequence_Fast(o, what);
+    if (!f) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
+    double *w = n >= 2 && n <= 100000 ? malloc(sizeof(double) * (size_t)n) : NULL;
+    KEval *e = w ? malloc(sizeof(KEval)) : NULL;
+    int ok = e != NULL;
+    for (Py_ssize_t i = 0; ok && i < n; i++) {
+        w[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(f, i));
+        if (PyErr_Occurred()) ok = 0;
+    }
+    if (ok && !k_eval_load(e, w, (int)n, features)) ok = 0;
+    free(w);
+    Py_DECREF(f);
+    if (!ok) {
+        free(e);
+        if (!PyErr_Occurred()) {
+            if (n >= 2 && n <= 100000 && !e) PyErr_NoMemory();
+            else PyErr_Format(PyExc_ValueError, "search: %s do not fit the network", what);
+        }
+        return NULL;
+    }
+    return e;
+}
+
 /* search(state, seat, pool, slots, deck_hidden, weights, candidates, iterations, seed,
  *        c, eps, rollout_cap, time_cap, style)
  * state: a core State agreeing with the seat's view (its hidden cards anywhere);
@@ -720,18 +774,19 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
                          "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias",
                          "debug", "root_halving", "tree_rounds", "root_c", "endgame_cards",
                          "endgame_nodes", "eval_weights", "widen", "opp_bias", "opp_split",
-                         NULL};
+                         "stock_eval_weights", NULL};
     PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o, *eval_o = Py_None;
+    PyObject *stock_o = Py_None;
     int seat, deck_hidden, iterations, rollout_cap, debug = 0, root_halving = 0, tree_rounds = 0;
     int endgame_cards = 0, endgame_nodes = 0, opp_split = 0;
     unsigned long long pool, seed;
     double c, eps, time_cap, bias = 0, root_c = 0, widen = 0, opp_bias = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOddi", kw, &state_obj, &seat,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOddiO", kw, &state_obj, &seat,
                                      &pool, &slots_o, &deck_hidden, &weights_o, &cands_o,
                                      &iterations, &seed, &c, &eps, &rollout_cap, &time_cap, &style_o,
                                      &bias, &debug, &root_halving, &tree_rounds, &root_c,
                                      &endgame_cards, &endgame_nodes, &eval_o, &widen, &opp_bias,
-                                     &opp_split))
+                                     &opp_split, &stock_o))
         return NULL;
     if (tree_rounds < 0 || root_c < 0 || widen < 0 || opp_bias < 0 || c < 0 || eps < 0 ||
         eps > 1 || endgame_cards < 0 || endgame_nodes < 0 || opp_split < 0 || opp_split > 13) {
@@ -747,34 +802,13 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_ValueError, "search: not this seat's turn, or bad budget");
         return NULL;
     }
-    KEval *eval = NULL;
-    if (eval_o != Py_None) { /* the network's flat weights (layout in eval.c) */
-        PyObject *f = PySequence_Fast(eval_o, "eval_weights");
-        if (!f) return NULL;
-        Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
-        if (n < 2 || n > 100000) {
-            Py_DECREF(f);
-            PyErr_SetString(PyExc_ValueError, "search: eval_weights do not fit the network");
-            return NULL;
-        }
-        double *w = malloc(sizeof(double) * (size_t)n);
-        eval = malloc(sizeof(KEval));
-        int ok = w && eval;
-        for (Py_ssize_t i = 0; ok && i < n; i++) {
-            w[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(f, i));
-            if (PyErr_Occurred()) ok = 0;
-        }
-        if (ok && !k_eval_load(eval, w, (int)n)) {
-            PyErr_SetString(PyExc_ValueError, "search: eval_weights do not fit the network");
-            ok = 0;
-        }
-        free(w);
-        Py_DECREF(f);
-        if (!ok) {
-            free(eval);
-            if (!PyErr_Occurred()) PyErr_NoMemory();
-            return NULL;
-        }
+    KEval *eval = NULL, *stock_eval = NULL;
+    if (eval_o != Py_None && !(eval = read_eval(eval_o, "eval_weights", K_EVAL_FEATURES)))
+        return NULL;
+    if (stock_o != Py_None &&
+        !(stock_eval = read_eval(stock_o, "stock_eval_weights", K_STOCK_FEATURES))) {
+        free(eval);
+        return NULL;
     }
     Sampler *sp = calloc(1, sizeof(Sampler));
     KAction *cands = malloc(sizeof(KAction) * K_MAX_ACTIONS);
@@ -819,7 +853,7 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
             goto done;
         Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att},
                      bias, root_halving, tree_rounds, root_c, endgame_cards, endgame_nodes, eval,
-                     widen, opp_bias, opp_split};
+                     widen, opp_bias, opp_split, stock_eval};
         Stats st = {0};
         int best;
         Debug *dbg = NULL;
@@ -857,11 +891,13 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         result = Py_BuildValue("(i{s:i,s:i,s:L,s:O,s:N,s:N})", best, "iterations", st.iterations,
                                "nodes", st.nodes, "rollout_steps", st.rollout_steps, "timed_out",
                                st.timed_out ? Py_True : Py_False, "visits", vis, "values", val);
-        if (result && (endgame_cards > 0 || eval)) {
+        if (result && (endgame_cards > 0 || eval || stock_eval)) {
             PyObject *d = PyTuple_GET_ITEM(result, 1), *v;
-            long long figures[4] = {st.solves, st.solved, st.solver_nodes, st.evaluated};
-            const char *names[4] = {"solves", "solved", "solver_nodes", "evaluated"};
-            for (int i = 0; result && i < 4; i++) {
+            long long figures[5] = {st.solves, st.solved, st.solver_nodes, st.evaluated,
+                                    st.stock_evaluated};
+            const char *names[5] = {"solves", "solved", "solver_nodes", "evaluated",
+                                    "stock_evaluated"};
+            for (int i = 0; result && i < 5; i++) {
                 v = PyLong_FromLongLong(figures[i]);
                 if (!v || PyDict_SetItemString(d, names[i], v) < 0) Py_CLEAR(result);
                 Py_XDECREF(v);
@@ -874,6 +910,7 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
     }
 done:
     free(eval);
+    free(stock_eval);
     free(sp);
     free(cands);
     free(visits);
@@ -962,5 +999,19 @@ PyObject *core_eval_features(PyObject *mod, PyObject *arg) {
     PyObject *out = PyTuple_New(K_EVAL_FEATURES);
     if (!out) return NULL;
     for (int i = 0; i < K_EVAL_FEATURES; i++) PyTuple_SET_ITEM(out, i, PyFloat_FromDouble(f[i]));
+    return out;
+}
+
+/* stock_features(state) -> tuple of K_STOCK_FEATURES floats, or None when the
+ * position is not a two-sided one with cards in the stock at the start of a
+ * round (what the learned stock evaluation reads; for its training script). */
+PyObject *core_stock_features(PyObject *mod, PyObject *arg) {
+    const KState *s = k_state_of(arg);
+    if (!s) return NULL;
+    double f[K_STOCK_FEATURES];
+    if (!k_stock_features(s, f)) Py_RETURN_NONE;
+    PyObject *out = PyTuple_New(K_STOCK_FEATURES);
+    if (!out) return NULL;
+    for (int i = 0; i < K_STOCK_FEATURES; i++) PyTuple_SET_ITEM(out, i, PyFloat_FromDouble(f[i]));
     return out;
 }

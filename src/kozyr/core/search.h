@@ -18,4 +18,5 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs);
 PyObject *core_sample_deals(PyObject *mod, PyObject *args);
 PyObject *core_solve(PyObject *mod, PyObject *args);
 PyObject *core_eval_features(PyObject *mod, PyObject *arg);
+PyObject *core_stock_features(PyObject *mod, PyObject *arg);
 #endif
