@@ -204,6 +204,14 @@ def accuracy(net: Net, rows: list[dict[str, Any]]) -> dict[str, float]:
     }
 
 
+def write_network(path: str, report: dict[str, Any], net: Net) -> None:
+    """Print ``report`` and write it with the net's flat weights to ``path``."""
+    print(json.dumps(report, indent=1))
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump({**report, "weights": [round(w, 9) for w in net.flat()]}, f)
+        f.write("\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--positions", type=int, default=60_000)
@@ -243,10 +251,7 @@ def main(argv: list[str] | None = None) -> int:
         + f"--positions {args.positions} --hidden {args.hidden} --epochs {args.epochs} "
         + f"--seed {args.seed}",
     }
-    print(json.dumps(report, indent=1))
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump({**report, "weights": [round(w, 9) for w in net.flat()]}, f)
-        f.write("\n")
+    write_network(args.out, report, net)
     return 0
 
 

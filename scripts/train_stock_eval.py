@@ -44,7 +44,7 @@ from kozyr.engine.state import GameState
 from kozyr.engine.view import view_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the endgame network's trainer
-from train_endgame_eval import Net, train
+from train_endgame_eval import Net, train, write_network
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "src" / "kozyr" / "bots" / "stock_eval.json"
@@ -162,10 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         + f"--games {args.games} --level {args.level} --hidden {args.hidden} "
         + f"--epochs {args.epochs} --seed {args.seed} --workers {args.workers}",
     }
-    print(json.dumps(report, indent=1))
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump({**report, "weights": [round(w, 9) for w in net.flat()]}, f)
-        f.write("\n")
+    write_network(args.out, report, net)
     return 0
 
 

@@ -13,6 +13,7 @@ from kozyr import core
 from kozyr.engine.actions import Action
 from kozyr.engine.rules import Rules, RulesError
 from kozyr.engine.state import GameState
+from kozyr.engine.view import View
 
 needs_core = pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
 
@@ -93,3 +94,29 @@ def lockstep(
         mine.apply(tuple(a))
     assert_same(state, mine, "last position")
     return positions
+
+
+def raw_search(view: View, **extra: Any) -> dict[str, Any]:
+    """The core's search of ``view`` (2,000 iterations, level-4 playouts, no
+    inference) with ``extra`` knobs; its figures."""
+    from kozyr.bots.sampler import Slots, sample_state
+
+    slots = Slots(view)
+    _best, info = core._require().search(
+        core.from_state(sample_state(view, random.Random(1), slots)),
+        view.seat,
+        view.unseen(),
+        slots.hands,
+        slots.deck,
+        None,
+        [tuple(a) for a in view.legal],
+        2_000,
+        7,
+        0.7,
+        0.05,
+        3000,
+        60.0,
+        (1, 1, 1, 1, 0.0, 0.6),
+        **extra,
+    )
+    return dict(info)

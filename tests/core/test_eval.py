@@ -13,7 +13,7 @@ from kozyr.bots.ismcts import IsmctsConfig, search_root
 from kozyr.engine.rules import Rules
 
 from ..bots.helpers import choice_views, load_script
-from .helpers import needs_core
+from .helpers import needs_core, raw_search
 
 
 @needs_core
@@ -58,30 +58,10 @@ def test_the_search_scores_endgames_with_the_network() -> None:
         assert root.info["evaluated"] <= root.info["iterations"]
     assert evaluated > 0
     view = choice_views(Rules(players=2), 1, seed=3)[0]
-    bad = core._require().search
     root = search_root(view, 1, config._replace(endgame_eval=False))
     assert "evaluated" not in root.info
-    with pytest.raises(ValueError):
-        from kozyr.bots.sampler import Slots, sample_state
-
-        slots = Slots(view)
-        bad(
-            core.from_state(sample_state(view, random.Random(1), slots)),
-            view.seat,
-            view.unseen(),
-            slots.hands,
-            slots.deck,
-            None,
-            [tuple(a) for a in view.legal],
-            100,
-            1,
-            0.7,
-            0.05,
-            3000,
-            5.0,
-            (1, 1, 1, 1, 0.0, 0.6),
-            eval_weights=(24.0, 2.0, 1.0),
-        )
+    with pytest.raises(ValueError, match="eval_weights do not fit"):
+        raw_search(view, eval_weights=(24.0, 2.0, 1.0))
 
 
 @needs_core

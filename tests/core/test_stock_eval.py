@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from kozyr import core
 from kozyr.bots.evaluation import STOCK_EVAL_PATH, load, stock_weights
 from kozyr.bots.ismcts import IsmctsConfig, search_root
-from kozyr.bots.sampler import Slots, sample_state
 from kozyr.engine.rules import Rules
-from kozyr.engine.view import View
 
 from ..bots.helpers import choice_views, load_script
-from .helpers import needs_core
+from .helpers import needs_core, raw_search
 
 STOCK_INDEX = 2  # ``stock`` in State.snapshot()
 
@@ -26,29 +23,6 @@ def constant_network(logit: float) -> tuple[float, ...]:
     """A network of the stock's shape that always says sigmoid(``logit``)."""
     hidden = 1
     return (30.0, float(hidden), *([0.0] * 30), 0.0, 0.0, logit)
-
-
-def raw_search(view: View, **extra: Any) -> dict[str, Any]:
-    """The core's search of ``view`` with level-4 playouts and ``extra`` knobs."""
-    slots = Slots(view)
-    _best, info = core._require().search(
-        core.from_state(sample_state(view, random.Random(1), slots)),
-        view.seat,
-        view.unseen(),
-        slots.hands,
-        slots.deck,
-        None,
-        [tuple(a) for a in view.legal],
-        2_000,
-        7,
-        0.7,
-        0.05,
-        3000,
-        60.0,
-        (1, 1, 1, 1, 0.0, 0.6),
-        **extra,
-    )
-    return dict(info)
 
 
 @needs_core
