@@ -10,8 +10,15 @@
  * (scripts/train_endgame_eval.py, which writes src/kozyr/bots/endgame_eval.json
  * from a seed; kozyr/bots/evaluation.py loads it).
  *
- * There is no Python mirror of the features: the training script reads them
- * from here (core.eval_features), so training and play see the same numbers.
+ * A second network of the same shape scores positions with cards still in
+ * the stock (k_stock_features: the same hands' features plus the stock's),
+ * trained on the outcomes of a level's self-play by scripts/train_stock_eval.py
+ * (src/kozyr/bots/stock_eval.json); the search uses it only when asked
+ * (IsmctsConfig.stock_eval).
+ *
+ * There is no Python mirror of the features: the training scripts read them
+ * from here (core.eval_features, core.stock_features), so training and play
+ * see the same numbers.
  */
 #include "eval.h"
 
