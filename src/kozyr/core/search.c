@@ -217,7 +217,7 @@ typedef struct {
                           set, coarsely), not one reply for every hand */
     const KEval *stock_eval; /* non-NULL: a playout with cards still in the stock stops
                           at the first round start of two sides, scored by this
-                          network (trained on level 10's self-play) */
+                          network (trained on a level's self-play outcomes) */
 } Params;
 
 /* Sequential halving at the root (Karnin, Koren & Somekh 2013; as the root of a
@@ -751,13 +751,14 @@ static KEval *read_eval(PyObject *o, const char *what, int features) {
         w[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(f, i));
         if (PyErr_Occurred()) ok = 0;
     }
+    int out_of_memory = n >= 2 && n <= 100000 && !e;
     if (ok && !k_eval_load(e, w, (int)n, features)) ok = 0;
     free(w);
     Py_DECREF(f);
     if (!ok) {
         free(e);
         if (!PyErr_Occurred()) {
-            if (n >= 2 && n <= 100000 && !e) PyErr_NoMemory();
+            if (out_of_memory) PyErr_NoMemory();
             else PyErr_Format(PyExc_ValueError, "search: %s do not fit the network", what);
         }
         return NULL;
