@@ -169,6 +169,7 @@ typedef struct {
 
 void k_tables(KTables *t, int trump_suit, int deck, int trump_aware);
 void k_policy_action(const KState *s, const KTables *t, const KStyle *st, double u, KAction *out);
+void k_policy_step(KState *s, KRng *g, const KTables *t, const KStyle *st, double eps);
 int k_policy_playout(KState *s, KRng *g, const KTables *t, const KStyle *st, double eps, int cap);
 int k_policy_playout_to(KState *s, KRng *g, const KTables *t, const KStyle *st, double eps, int cap,
                         int max_cards, int lead_only);

@@ -268,18 +268,23 @@ void k_policy_action(const KState *s, const KTables *t, const KStyle *st, double
     else set_action(out, seat, A_PASS, 0, -1);
 }
 
+/* One move of a playout: the heuristic, or with a chance eps a uniformly random move. */
+void k_policy_step(KState *s, KRng *g, const KTables *t, const KStyle *st, double eps) {
+    KAction acts[K_MAX_ACTIONS], a;
+    if (k_uniform(g) < eps) {
+        int k = k_legal(s, acts);
+        a = acts[k_below(g, k)];
+    } else {
+        k_policy_action(s, t, st, k_uniform(g), &a);
+    }
+    k_do(s, &a);
+}
+
 /* rollout.playout: the heuristic with a chance eps of a uniformly random move. */
 int k_policy_playout(KState *s, KRng *g, const KTables *t, const KStyle *st, double eps, int cap) {
-    KAction acts[K_MAX_ACTIONS], a;
     int steps = 0;
     while (s->phase != P_OVER && steps < cap) {
-        if (k_uniform(g) < eps) {
-            int k = k_legal(s, acts);
-            a = acts[k_below(g, k)];
-        } else {
-            k_policy_action(s, t, st, k_uniform(g), &a);
-        }
-        k_do(s, &a);
+        k_policy_step(s, g, t, st, eps);
         steps++;
     }
     return steps;
@@ -291,7 +296,6 @@ int k_policy_playout(KState *s, KRng *g, const KTables *t, const KStyle *st, dou
  * ``lead_only``; ``max_cards`` 0: never stops early. */
 int k_policy_playout_to(KState *s, KRng *g, const KTables *t, const KStyle *st, double eps, int cap,
                         int max_cards, int lead_only) {
-    KAction acts[K_MAX_ACTIONS], a;
     int steps = 0;
     while (s->phase != P_OVER && steps < cap) {
         if (max_cards && s->stock_len == 0 && s->phase != P_LAST_CALL &&
@@ -307,13 +311,7 @@ int k_policy_playout_to(KState *s, KRng *g, const KTables *t, const KStyle *st, 
             }
             if (count == 2 && split && cards <= max_cards) break;
         }
-        if (k_uniform(g) < eps) {
-            int k = k_legal(s, acts);
-            a = acts[k_below(g, k)];
-        } else {
-            k_policy_action(s, t, st, k_uniform(g), &a);
-        }
-        k_do(s, &a);
+        k_policy_step(s, g, t, st, eps);
         steps++;
     }
     return steps;

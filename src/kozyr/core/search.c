@@ -527,15 +527,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             /* to the next round's start (the leaf's own, if it is one), then the network */
             int steps = 0;
             while (s.phase != P_OVER && s.phase != P_LEAD && steps < pp->rollout_cap) {
-                KAction a;
-                if (k_uniform(&g) < pp->eps) {
-                    KAction acts[K_MAX_ACTIONS];
-                    int k = k_legal(&s, acts);
-                    a = acts[k_below(&g, (uint32_t)k)];
-                } else {
-                    k_policy_action(&s, &tables, &pp->style, k_uniform(&g), &a);
-                }
-                k_do(&s, &a);
+                k_policy_step(&s, &g, &tables, &pp->style, pp->eps);
                 steps++;
             }
             st->rollout_steps += steps;
