@@ -176,6 +176,25 @@ def test_between_games_sit_stand_ready_and_kick(open_page: Any) -> None:
     wait_text(guest, "#toast", "sent you out")
 
 
+def test_a_tap_across_a_redraw_of_the_seats_still_counts(open_page: Any) -> None:
+    """The seat list is redrawn on every room message (every second in a quick
+    match's countdown): a press on "Add a bot" released after a redraw is still
+    a tap, and a seat nothing changed about stays the same node."""
+    host, _ = online_room(open_page, seats="3", time_="")
+    seat = '#seat-list li[data-seat="{}"]'
+    host.eval_on_selector(seat.format(2), "li => { li.dataset.probe = 'same node'; }")
+    box = host.locator(seat.format(1) + " .seat-controls button").bounding_box()
+    assert box is not None
+    host.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    host.mouse.down()
+    host.evaluate("window.kozyr.renderRoom()")
+    host.mouse.up()
+    host.wait_for_selector(seat.format(1) + ".bot", timeout=5_000)
+    # The seat that changed was drawn anew; the one that did not was kept.
+    assert "Remove" in host.inner_text(seat.format(1))
+    assert host.get_attribute(seat.format(2), "data-probe") == "same node"
+
+
 # ------------------------------------------------------------------ 2. lobby and quick match
 def test_the_lobby_shows_who_is_here_and_quick_match_pairs_strangers(open_page: Any) -> None:
     _host, invite = online_room(open_page, seats="4")

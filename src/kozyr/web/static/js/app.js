@@ -5,7 +5,7 @@
 // connection per person on this device, all seated in one private room on the
 // server, and shows one seat at a time behind a privacy screen (see README.md).
 
-import { $, $$, fill, h, openDialog, prefersReducedMotion } from "./dom.js";
+import { $, $$, fill, fillKeeping, h, openDialog, prefersReducedMotion } from "./dom.js";
 import { LANGUAGES, applyI18n, currentLanguage, pickLanguage, setLanguage, t } from "./i18n.js";
 import { applyLook, candyTable, chooseLook, lookFor } from "./look.js";
 import { Conn } from "./net.js";
@@ -645,9 +645,9 @@ function renderRoom() {
       h("span", { class: "seat-controls" }, controls),
     );
   });
-  fill($("#seat-list"), items);
+  fillKeeping($("#seat-list"), items);
   $("#spectator-box").hidden = !room.spectators.length;
-  fill(
+  fillKeeping(
     $("#spectator-list"),
     room.spectators.map((n, i) => h("li", {}, n, botTag((room.bot_spectators || []).includes(i)), online && isHost && betweenGames && n !== S.conn.name ? [" ", kickButton({ spectator: i }, n)] : null)),
   );
@@ -1894,5 +1894,5 @@ async function main() {
   if (!code && (params.get("play") === "computer" || tgStart === "computer")) S.selectTab("tab-computer");
 }
 
-window.kozyr = { state: S, table, pages, viewer: pages.viewer, guide, help, sound, social, show, fillResult, resultSpoken, checkName, onMessage, showInvite, notify, languages: LANGUAGES }; // for debugging and tests
+window.kozyr = { state: S, table, pages, viewer: pages.viewer, guide, help, sound, social, show, fillResult, renderRoom, resultSpoken, checkName, onMessage, showInvite, notify, languages: LANGUAGES }; // for debugging and tests
 main();

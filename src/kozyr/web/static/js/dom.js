@@ -36,6 +36,29 @@ export function fill(el, ...children) {
   return el;
 }
 
+const drawnAs = new WeakMap(); // node -> its markup when it was drawn (fillKeeping)
+
+/**
+ * Like ``fill``, but each child whose new version draws exactly as the old one
+ * did (the same markup) stays the same node. Lists that are redrawn on every
+ * message (the room's seats, every second in a quick match's countdown) would
+ * otherwise swallow a click or tap whose press and release straddle a redraw,
+ * and a button's own state (a kick's first tap) would be lost.
+ */
+export function fillKeeping(el, ...children) {
+  const next = children.flat().filter((c) => c !== null && c !== undefined && c !== false);
+  const old = Array.from(el.childNodes);
+  const kept = next.map((child, i) => {
+    const markup = child instanceof Element ? child.outerHTML : null;
+    const was = old[i];
+    if (markup !== null && was && drawnAs.get(was) === markup) return was;
+    if (markup !== null) drawnAs.set(child, markup);
+    return child;
+  });
+  if (kept.length !== old.length || kept.some((node, i) => node !== old[i])) el.replaceChildren(...kept);
+  return el;
+}
+
 export const prefersReducedMotion = () =>
   window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
