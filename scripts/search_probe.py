@@ -22,6 +22,14 @@ players left): from sampled deals of the same views the level-4 policy plays
 on to such an endgame, the exact solver gives its value, and noisy playouts
 (5 % random moves, as in the search) from the same position are compared.
 
+With ``--judge M``, every decision where a multiple chose otherwise than 1x
+is valued in the deal as it really was: an oracle search of M times the
+budget (the opponents' true hands told, only the stock's order sampled)
+values both choices, and the mean difference says whether the larger budget
+changes its choices for the better (``judged_gain``, in the reward's units:
+0 to 1, the durak 0).  ``--scaled-config`` changes the larger budgets only,
+so that a candidate at 10x is judged against plain 1x as the duel plays it.
+
     python scripts/search_probe.py --views 60 --multiples 1,3,10,30 --json out.json
     python scripts/search_probe.py --views 20 --config '{"exploration": 1.5}'
 
@@ -55,13 +63,13 @@ from kozyr.engine.state import GameState
 from kozyr.engine.view import View, view_of
 
 
-def collect_views(
-    rules: Rules, count: int, level: int, seed: int, keep: float, oracle: bool = False
-) -> list[tuple[int, View]]:
-    """``count`` (seed, view) pairs of real decisions the tree search would make
-    (with ``oracle``, the same decisions with the opponents' hands made known)."""
+def collect_decisions(
+    rules: Rules, count: int, level: int, seed: int, keep: float
+) -> list[tuple[int, View, tuple[int, ...]]]:
+    """``count`` (seed, view, every seat's true hand) triples of real decisions
+    the tree search would make."""
     rng = random.Random(seed)
-    out: list[tuple[int, View]] = []
+    out: list[tuple[int, View, tuple[int, ...]]] = []
     game = 0
     while len(out) < count:
         state = GameState.new(rules, Deal.from_seed(rules, seed + game))
@@ -73,11 +81,51 @@ def collect_views(
             if len(candidates(view)) > 1 and rng.random() < keep:
                 slots = Slots(view)
                 if not (slots.determined() and two_sided(sample_state(view, random.Random(0)))):
-                    told = with_hands_known(view, state.hands) if oracle else view
-                    out.append((seed + game * 1000 + len(out), told))
+                    out.append((seed + game * 1000 + len(out), view, tuple(state.hands)))
             state.apply(bots[seat].choose(view))
         game += 1
     return out
+
+
+def collect_views(
+    rules: Rules, count: int, level: int, seed: int, keep: float, oracle: bool = False
+) -> list[tuple[int, View]]:
+    """``count`` (seed, view) pairs of real decisions the tree search would make
+    (with ``oracle``, the same decisions with the opponents' hands made known)."""
+    return [
+        (s, with_hands_known(view, hands) if oracle else view)
+        for s, view, hands in collect_decisions(rules, count, level, seed, keep)
+    ]
+
+
+def judge(
+    decisions: list[tuple[int, View, tuple[int, ...]]],
+    base: list[dict[str, Any]],
+    rows: list[dict[str, Any]],
+    config: IsmctsConfig,
+) -> tuple[dict[str, float], list[float]]:
+    """Where a multiple chose otherwise than 1x, which choice was better in the
+    deal as it really was: an oracle search (the opponents' true hands told,
+    the stock's order still sampled) with ``config`` values both, its root
+    exploration wide so that every candidate is valued on many visits.  The
+    mean over decisions of that value's difference estimates what the changed
+    choices are worth: a good choice under uncertainty can be the worse one
+    in the true deal, but not on average.  Returns the summary and each
+    changed decision's difference."""
+    gains = []
+    for (seed, view, hands), b, r in zip(decisions, base, rows, strict=True):
+        if r["best"] == b["best"]:
+            continue
+        values = search_root(with_hands_known(view, hands), seed + 1, config).values
+        gains.append(values[r["best"]] - values[b["best"]])
+    spread = statistics.stdev(gains) / math.sqrt(len(gains)) if len(gains) > 1 else float("nan")
+    return {
+        "judged": len(gains),
+        "judged_gain": statistics.fmean(gains) if gains else float("nan"),
+        "judged_gain_se": spread,
+        "judged_better": sum(g > 0 for g in gains),
+        "judged_worse": sum(g < 0 for g in gains),
+    }, gains
 
 
 def probe(view: View, seed: int, config: IsmctsConfig) -> dict[str, Any]:
@@ -235,6 +283,17 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--oracle", action="store_true", help="tell the search the opponents' hands (a diagnostic)"
     )
+    p.add_argument(
+        "--scaled-config",
+        default="{}",
+        help="JSON fields for the multiples above 1 only (a candidate at the larger budget)",
+    )
+    p.add_argument(
+        "--judge",
+        type=int,
+        default=0,
+        help="value each changed choice with an oracle search of this multiple (0: off)",
+    )
     args = p.parse_args(argv)
     rules = Rules(players=args.players, variant=args.variant)
     base_cfg = FROZEN_LEVELS[args.level] if args.frozen else LEVELS[args.level].search
@@ -242,12 +301,18 @@ def main(argv: list[str] | None = None) -> int:
     base_cfg = base_cfg._replace(time_cap=1e6, **json.loads(args.config))
     multiples = [int(x) for x in args.multiples.split(",")]
     start = time.perf_counter()
-    views = collect_views(rules, args.views, args.players_level, args.seed, args.keep, args.oracle)
+    decisions = collect_decisions(rules, args.views, args.players_level, args.seed, args.keep)
+    views = [
+        (seed, with_hands_known(v, hands) if args.oracle else v) for seed, v, hands in decisions
+    ]
     print(f"{len(views)} views in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     results: dict[str, Any] = {"config": base_cfg._asdict(), "multiples": {}}
     base_rows: list[dict[str, Any]] | None = None
+    judge_cfg = base_cfg._replace(iterations=base_cfg.iterations * args.judge, root_exploration=2.0)
     for k in multiples:
         cfg = base_cfg._replace(iterations=base_cfg.iterations * k)
+        if k > 1:
+            cfg = cfg._replace(**json.loads(args.scaled_config))
         rows = []
         for seed, view in views:
             t0 = time.process_time()
@@ -257,7 +322,11 @@ def main(argv: list[str] | None = None) -> int:
         summary = summarize(rows, base_rows)
         if base_rows is None:
             base_rows = rows
-        results["multiples"][k] = {"summary": summary, "rows": rows}
+        results["multiples"][k] = {"config": cfg._asdict(), "summary": summary, "rows": rows}
+        if args.judge and rows is not base_rows:
+            judged, gains = judge(decisions, base_rows, rows, judge_cfg)
+            summary.update(judged)
+            results["multiples"][k]["judged_gains"] = gains
         print(f"x{k}: " + ", ".join(f"{a} {b:.3g}" for a, b in summary.items()), flush=True)
     if args.endgames:
         t0 = time.perf_counter()
