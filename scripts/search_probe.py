@@ -29,6 +29,9 @@ values both choices, and the mean difference says whether the larger budget
 changes its choices for the better (``judged_gain``, in the reward's units:
 0 to 1, the durak 0).  ``--scaled-config`` changes the larger budgets only,
 so that a candidate at 10x is judged against plain 1x as the duel plays it.
+The judge values positions as if both sides saw the hands: on 400 decisions
+it found plain 10x's changes even, where the duel finds 10x far stronger
+(docs/bots.md, issue 29), so it explains, it does not replace a duel.
 
     python scripts/search_probe.py --views 60 --multiples 1,3,10,30 --json out.json
     python scripts/search_probe.py --views 20 --config '{"exploration": 1.5}'
