@@ -90,15 +90,12 @@ def collect_decisions(
     return out
 
 
-def collect_views(
-    rules: Rules, count: int, level: int, seed: int, keep: float, oracle: bool = False
+def views_of(
+    decisions: list[tuple[int, View, tuple[int, ...]]], oracle: bool = False
 ) -> list[tuple[int, View]]:
-    """``count`` (seed, view) pairs of real decisions the tree search would make
-    (with ``oracle``, the same decisions with the opponents' hands made known)."""
-    return [
-        (s, with_hands_known(view, hands) if oracle else view)
-        for s, view, hands in collect_decisions(rules, count, level, seed, keep)
-    ]
+    """The (seed, view) pairs of ``decisions`` (with ``oracle``, the same
+    decisions with the opponents' hands made known)."""
+    return [(s, with_hands_known(view, hands) if oracle else view) for s, view, hands in decisions]
 
 
 def judge(
@@ -305,9 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     multiples = [int(x) for x in args.multiples.split(",")]
     start = time.perf_counter()
     decisions = collect_decisions(rules, args.views, args.players_level, args.seed, args.keep)
-    views = [
-        (seed, with_hands_known(v, hands) if args.oracle else v) for seed, v, hands in decisions
-    ]
+    views = views_of(decisions, args.oracle)
     print(f"{len(views)} views in {time.perf_counter() - start:.0f} s", file=sys.stderr)
     results: dict[str, Any] = {"config": base_cfg._asdict(), "multiples": {}}
     base_rows: list[dict[str, Any]] | None = None

@@ -19,8 +19,9 @@ SMALL = IsmctsConfig(iterations=400, endgame_nodes=100, time_cap=60.0, root_expl
 
 def test_the_oracle_views_are_the_decisions_with_the_true_hands_told() -> None:
     decisions = probe.collect_decisions(RULES, 5, 4, 1000, 0.3)
-    told = probe.collect_views(RULES, 5, 4, 1000, 0.3, oracle=True)
+    told = probe.views_of(decisions, oracle=True)
     assert [s for s, _ in told] == [s for s, _, _ in decisions]
+    assert probe.views_of(decisions) == [(s, view) for s, view, _ in decisions]
     for (_, view, hands), (_, oracle) in zip(decisions, told, strict=True):
         assert oracle == with_hands_known(view, hands)
         assert oracle.known[view.seat] == view.known[view.seat]

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from kozyr import core
+from kozyr.bots.ismcts import IsmctsConfig, search_root
 from kozyr.engine.actions import Action
 from kozyr.engine.rules import Rules, RulesError
 from kozyr.engine.state import GameState
@@ -120,3 +121,33 @@ def raw_search(view: View, **extra: Any) -> dict[str, Any]:
         **extra,
     )
     return dict(info)
+
+
+#: A search of issue 29's size for the tests of the tree's shape.
+TREE_CONFIG = IsmctsConfig(iterations=6_000, endgame_nodes=100, time_cap=60.0, endgame_eval=True)
+
+#: The tree's nodes by whose move they hold: the opponents' and the searching seat's.
+WHO = ("opponent_nodes", "own_nodes")
+
+
+def tree_children(
+    config: IsmctsConfig, measure: str = "children"
+) -> tuple[dict[str, float], float]:
+    """Children (or the effective number, ``measure="effective"``) per expanded
+    node of the opponents and of the searching seat (keys of ``WHO``), over a
+    few mid-game decisions, and the mean depth of the walks summed over those
+    decisions: one search per decision gives both."""
+    from ..bots.helpers import choice_views
+
+    nodes = dict.fromkeys(WHO, 0.0)
+    children = dict.fromkeys(WHO, 0.0)
+    depth = 0.0
+    for view in choice_views(Rules(players=2), 4, seed=11, base_steps=10):
+        info = search_root(view, 1, config, debug=True).info
+        for who in WHO:
+            found = info["debug"][who]
+            nodes[who] += found["count"]
+            children[who] += found[measure]
+        hist = info["debug"]["depths"]
+        depth += sum(d * k for d, k in enumerate(hist)) / max(1, sum(hist))
+    return {who: children[who] / max(1.0, nodes[who]) for who in WHO}, depth

@@ -7,49 +7,26 @@ from __future__ import annotations
 
 import pytest
 
-from kozyr.bots.ismcts import IsmctsConfig, search_root
+from kozyr.bots.ismcts import search_root
 from kozyr.engine.rules import Rules
 
 from ..bots.helpers import choice_views
-from .helpers import needs_core
-
-CONFIG = IsmctsConfig(iterations=6_000, endgame_nodes=100, time_cap=60.0, endgame_eval=True)
-
-
-WHO = ("opponent_nodes", "own_nodes")
-
-
-def _children(config: IsmctsConfig, measure: str = "children") -> tuple[dict[str, float], float]:
-    """Children (or the effective number, ``measure="effective"``) per expanded
-    node of the opponents and of the searching seat (keys of ``WHO``), over a
-    few mid-game decisions, and the mean depth of the walks summed over those
-    decisions: one search per decision gives both."""
-    nodes = dict.fromkeys(WHO, 0.0)
-    children = dict.fromkeys(WHO, 0.0)
-    depth = 0.0
-    for view in choice_views(Rules(players=2), 4, seed=11, base_steps=10):
-        info = search_root(view, 1, config, debug=True).info
-        for who in WHO:
-            found = info["debug"][who]
-            nodes[who] += found["count"]
-            children[who] += found[measure]
-        hist = info["debug"]["depths"]
-        depth += sum(d * k for d, k in enumerate(hist)) / max(1, sum(hist))
-    return {who: children[who] / max(1.0, nodes[who]) for who in WHO}, depth
+from .helpers import TREE_CONFIG as CONFIG
+from .helpers import needs_core, tree_children
 
 
 @needs_core
 def test_widening_keeps_the_opponents_nodes_narrower_and_the_walks_deeper() -> None:
-    plain, plain_depth = _children(CONFIG)
-    narrow, narrow_depth = _children(CONFIG._replace(widening=1.0))
+    plain, plain_depth = tree_children(CONFIG)
+    narrow, narrow_depth = tree_children(CONFIG._replace(widening=1.0))
     assert narrow["opponent_nodes"] < 0.8 * plain["opponent_nodes"]
     assert narrow_depth > plain_depth
 
 
 @needs_core
 def test_the_opponent_bias_concentrates_the_opponents_replies() -> None:
-    plain, _ = _children(CONFIG, "effective")
-    biased, _ = _children(CONFIG._replace(opponent_bias=0.5), "effective")
+    plain, _ = tree_children(CONFIG, "effective")
+    biased, _ = tree_children(CONFIG._replace(opponent_bias=0.5), "effective")
     assert biased["opponent_nodes"] < 0.9 * plain["opponent_nodes"]
 
 
@@ -57,8 +34,8 @@ def test_the_opponent_bias_concentrates_the_opponents_replies() -> None:
 def test_the_split_keeps_the_replies_of_different_hands_apart() -> None:
     # Each reply gets a child per class of hand that played it (trumps 0, 1, 2+),
     # so the opponents' nodes have more children, each visited less.
-    plain, _ = _children(CONFIG)
-    split, _ = _children(CONFIG._replace(opponent_split=2))
+    plain, _ = tree_children(CONFIG)
+    split, _ = tree_children(CONFIG._replace(opponent_split=2))
     assert split["opponent_nodes"] > 1.2 * plain["opponent_nodes"]
     # the searching seat's own nodes are not split
     assert split["own_nodes"] < 1.2 * plain["own_nodes"]

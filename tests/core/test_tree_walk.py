@@ -8,9 +8,8 @@ from kozyr.bots.ismcts import IsmctsConfig, search_root
 from kozyr.engine.rules import Rules
 
 from ..bots.helpers import choice_views
-from .helpers import needs_core
-
-CONFIG = IsmctsConfig(iterations=6_000, endgame_nodes=100, time_cap=60.0, endgame_eval=True)
+from .helpers import TREE_CONFIG as CONFIG
+from .helpers import needs_core, tree_children
 
 
 def _rounds_passed(config: IsmctsConfig) -> list[int]:
@@ -36,21 +35,11 @@ def test_the_round_limit_stops_every_walk_at_that_many_round_ends() -> None:
 
 @needs_core
 def test_the_progressive_bias_sends_the_visits_to_the_policys_moves() -> None:
-    def effective(config: IsmctsConfig) -> dict[str, float]:
-        """Effective children per well-visited node, own and the opponents'."""
-        nodes = dict.fromkeys(("own_nodes", "opponent_nodes"), 0.0)
-        children = dict(nodes)
-        for view in choice_views(Rules(players=2), 4, seed=11, base_steps=10):
-            debug = search_root(view, 1, config, debug=True).info["debug"]
-            for who in nodes:
-                nodes[who] += debug[who]["count"]
-                children[who] += debug[who]["effective"]
-        return {who: children[who] / max(1.0, nodes[who]) for who in nodes}
-
-    plain = effective(CONFIG)
+    plain, _ = tree_children(CONFIG, "effective")
     # A bonus bias/(visits+1) fades: a moderate one narrows the opponents' replies...
-    assert effective(CONFIG._replace(bias=5.0))["opponent_nodes"] < 0.9 * plain["opponent_nodes"]
+    moderate, _ = tree_children(CONFIG._replace(bias=5.0), "effective")
+    assert moderate["opponent_nodes"] < 0.9 * plain["opponent_nodes"]
     # ...one that never fades makes the tree follow the policy at every node.
-    ruled = effective(CONFIG._replace(bias=1e6))
+    ruled, _ = tree_children(CONFIG._replace(bias=1e6), "effective")
     assert ruled["own_nodes"] < 0.5 * plain["own_nodes"]
     assert ruled["opponent_nodes"] < 0.5 * plain["opponent_nodes"]
