@@ -15,7 +15,13 @@ A side is ``mcN`` or a JSON object of :class:`kozyr.bots.ismcts.IsmctsConfig`
 fields.  ``"oracle": true`` in a side's JSON is a diagnostic, not a player:
 that side's search is told the opponent's hand (not the stock's order), so a
 duel of two oracles measures what the search gains with time once the
-sampling of hidden cards is taken out of the question.  ``"evidence": {...}``
+sampling of hidden cards is taken out of the question.  ``"after_stock": {...}``
+is a diagnostic too: from the first decision with an empty stock on (a
+perfect-information endgame for two players), or with at most
+``"stock_at_most": k`` cards in it, that side plays with the configuration
+the inner JSON describes, so that a duel can tell in which part of the game
+a larger budget gains: while hands are hidden, or only once they are known.
+``"evidence": {...}``
 gives the inference's factors by name (:class:`kozyr.bots.inference.Evidence`;
 ``inference_calibration.py --by-kind`` measures them for a level).
 
@@ -62,6 +68,8 @@ def config_of(side: str) -> IsmctsConfig:
     """The configuration a JSON side describes."""
     fields: dict[str, Any] = json.loads(side)
     fields.pop("oracle", None)
+    fields.pop("after_stock", None)
+    fields.pop("stock_at_most", None)
     base = fields.pop("base", None)
     scale = int(fields.pop("scale", 1))
     if "evidence" in fields:
@@ -99,11 +107,28 @@ class OracleBot:
         return self.inner.choose(with_hands_known(view, state.hands))
 
 
+class PhaseBot:
+    """One search while the stock has more than ``stock_at_most`` cards, another after."""
+
+    def __init__(self, with_stock: Bot, after_stock: Bot, stock_at_most: int = 0) -> None:
+        self.with_stock, self.after_stock, self.name = with_stock, after_stock, with_stock.name
+        self.stock_at_most = stock_at_most
+
+    def choose(self, view: View) -> Action:
+        late = view.deck_count <= self.stock_at_most
+        return (self.after_stock if late else self.with_stock).choose(view)
+
+
 def make(side: str, seed: int, name: str, rules: Rules, deal: Deal) -> Bot:
     if side.lower().startswith("mc"):
         return flat_mc_bot(int(side[2:]), seed, name)
-    bot = IsmctsBot(config_of(side), seed, name)
-    return OracleBot(bot, rules, deal) if json.loads(side).get("oracle") else bot
+    bot: Bot = IsmctsBot(config_of(side), seed, name)
+    fields = json.loads(side)
+    after = fields.get("after_stock")
+    if after is not None:
+        late = IsmctsBot(config_of(json.dumps(after)), seed, name)
+        bot = PhaseBot(bot, late, int(fields.get("stock_at_most", 0)))
+    return OracleBot(bot, rules, deal) if fields.get("oracle") else bot
 
 
 def game(job: tuple[int, int, str, str, dict[str, Any], int]) -> tuple[int, int, str | None]:

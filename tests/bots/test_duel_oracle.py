@@ -60,3 +60,36 @@ def test_the_oracle_flag_is_not_a_search_setting() -> None:
         duel.make('{"base": "10", "oracle": true}', 1, "A", rules, deal), duel.OracleBot
     )
     assert not isinstance(duel.make('{"base": "10"}', 1, "A", rules, deal), duel.OracleBot)
+
+
+def test_an_after_stock_side_switches_search_when_the_stock_is_empty() -> None:
+    duel = load_script("ismcts_duel")
+    side = '{"base": "10", "scale": 10, "after_stock": {"base": "10"}}'
+    assert duel.config_of(side) == duel.config_of('{"base": "10", "scale": 10}')
+    rules = Rules(players=2)
+    deal = Deal.from_seed(rules, 9000)
+    bot = duel.make(side, 1, "A", rules, deal)
+    assert isinstance(bot, duel.PhaseBot) and bot.name == "A"
+    assert bot.with_stock.config.iterations == 10 * bot.after_stock.config.iterations
+    # Every view with cards in the stock goes to the first search, the rest to
+    # the second.
+    first, second = Watcher(1), Watcher(2)
+    phased = duel.PhaseBot(first, second)
+    state = play_game(rules, deal, [phased, RandomBot(3)])
+    assert state.result is not None and first.views and second.views
+    assert all(v.deck_count > 0 for v in first.views)
+    assert all(v.deck_count == 0 for v in second.views)
+
+
+def test_the_switch_can_come_while_the_stock_still_has_cards() -> None:
+    duel = load_script("ismcts_duel")
+    rules = Rules(players=2)
+    deal = Deal.from_seed(rules, 9000)
+    side = '{"base": "10", "scale": 10, "after_stock": {"base": "10"}, "stock_at_most": 6}'
+    assert duel.make(side, 1, "A", rules, deal).stock_at_most == 6
+    first, second = Watcher(1), Watcher(2)
+    state = play_game(rules, deal, [duel.PhaseBot(first, second, 6), RandomBot(3)])
+    assert state.result is not None
+    assert all(v.deck_count > 6 for v in first.views)
+    assert all(v.deck_count <= 6 for v in second.views)
+    assert any(0 < v.deck_count <= 6 for v in second.views)

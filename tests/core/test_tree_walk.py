@@ -1,15 +1,18 @@
 """Issue 29's knobs on the tree walk itself: a round limit (``IsmctsConfig.
-tree_rounds``) and the progressive bias towards the level-4 policy's move
-(``bias``), both measured at ten times level 10's budget in docs/bots.md."""
+tree_rounds``), the progressive bias towards the level-4 policy's move
+(``bias``) and blind iterations for the opponents' nodes (``blind``), all
+measured at ten times level 10's budget in docs/bots.md."""
 
 from __future__ import annotations
+
+import pytest
 
 from kozyr.bots.ismcts import IsmctsConfig, search_root
 from kozyr.engine.rules import Rules
 
 from ..bots.helpers import choice_views
 from .helpers import TREE_CONFIG as CONFIG
-from .helpers import needs_core, tree_children
+from .helpers import needs_core, raw_search, tree_children
 
 
 def _rounds_passed(config: IsmctsConfig) -> list[int]:
@@ -43,3 +46,39 @@ def test_the_progressive_bias_sends_the_visits_to_the_policys_moves() -> None:
     ruled, _ = tree_children(CONFIG._replace(bias=1e6), "effective")
     assert ruled["own_nodes"] < 0.5 * plain["own_nodes"]
     assert ruled["opponent_nodes"] < 0.5 * plain["opponent_nodes"]
+
+
+@needs_core
+def test_blind_iterations_teach_the_opponents_nodes_only() -> None:
+    view = choice_views(Rules(players=2), 1, seed=3, base_steps=6)[0]
+    assert view.deck_count > 0
+    plain = raw_search(view)
+    assert sum(plain["visits"]) == plain["iterations"] == 2_000
+    assert raw_search(view, blind=0.0) == plain  # off: the same search, number for number
+    blind = raw_search(view, blind=0.4)
+    # Every iteration ran, but about 40 % of them (binomial: 800 +- 22) left the
+    # root's children, our moves, alone...
+    assert blind["iterations"] == 2_000
+    assert 1_050 < sum(blind["visits"]) < 1_350
+    # ...while they still grew the tree at the opponents' nodes.
+    assert blind["nodes"] > 0.7 * plain["nodes"]
+
+
+@needs_core
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("variant", ["podkidnoy", "perevodnoy"])
+def test_a_blind_search_stays_legal_at_any_table(players: int, variant: str) -> None:
+    config = IsmctsConfig(iterations=800, endgame_nodes=100, time_cap=60.0, blind=0.5)
+    rules = Rules(players=players, variant=variant)
+    for view in choice_views(rules, 3, seed=players, base_steps=2 + 6 * players):
+        found = search_root(view, 2, config)
+        assert found.candidates[found.best] in view.legal
+        assert 0 < sum(found.visits) < 800
+
+
+@needs_core
+@pytest.mark.parametrize("share", [-0.1, 1.0, float("nan")])
+def test_a_blind_share_outside_zero_to_one_is_refused(share: float) -> None:
+    view = choice_views(Rules(players=2), 1, seed=3, base_steps=6)[0]
+    with pytest.raises(ValueError, match="blind"):
+        raw_search(view, blind=share)

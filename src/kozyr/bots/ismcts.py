@@ -115,6 +115,11 @@ class IsmctsConfig(NamedTuple):
     #: round that starts with two sides, scored by the learned stock evaluation
     #: (``stock_eval.json``, trained on a level's self-play) instead of played on.
     stock_eval: bool = False
+    #: Issue 29: this share of the iterations re-deals the bot's own unseen
+    #: cards with the stock's, as an opponent could imagine them, and teaches
+    #: only the opponents' nodes (0: off): the tree's opponents then reply as
+    #: players who do not see the bot's hand (below 1).
+    blind: float = 0.0
 
 
 #: Level 10's search (the level table, :mod:`kozyr.bots.levels`, uses this one;
@@ -211,6 +216,7 @@ def _search(
         opp_bias=config.opponent_bias,
         opp_split=config.opponent_split,
         stock_eval_weights=stock_weights() if config.stock_eval else None,
+        blind=config.blind,
     )
     return RootSearch(cands, best, info["visits"], info["values"], info)
 

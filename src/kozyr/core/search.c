@@ -218,6 +218,10 @@ typedef struct {
     const KEval *stock_eval; /* non-NULL: a playout with cards still in the stock stops
                           at the first round start of two sides, scored by this
                           network (trained on a level's self-play outcomes) */
+    double blind;      /* > 0: this share of the iterations re-deals the searching
+                          seat's unseen cards with the stock's (redeal_own) and
+                          teaches only the opponents' nodes, so that the tree's
+                          opponents stop replying as if they saw that hand */
 } Params;
 
 /* Sequential halving at the root (Karnin, Koren & Somekh 2013; as the root of a
@@ -328,6 +332,29 @@ static uint64_t deal_hash(const KState *s) {
     return h ^ (h >> 29);
 }
 
+/* The searching seat's cards that no opponent has seen, shuffled with the
+ * stock's hidden cards and dealt back (as many to the hand as it had): a deal
+ * as the opponents could imagine it.  The face-up trump stays at the bottom;
+ * with an empty stock nothing changes (two players then see every card). */
+static void redeal_own(KState *s, int seat, KRng *g) {
+    uint64_t secret = s->hands[seat] & ~s->known[seat];
+    int8_t pool[52];
+    int m = 0;
+    for (uint64_t b = secret; b; b &= b - 1) pool[m++] = (int8_t)__builtin_ctzll(b);
+    int own = m;
+    for (int i = 1; i < s->stock_len; i++) pool[m++] = s->stock[i];
+    if (own == 0 || m == own) return;
+    for (int i = m - 1; i > 0; i--) {
+        int j = (int)k_below(g, (uint32_t)(i + 1));
+        int8_t t = pool[i];
+        pool[i] = pool[j];
+        pool[j] = t;
+    }
+    s->hands[seat] &= ~secret;
+    for (int i = 0; i < own; i++) s->hands[seat] |= 1ULL << pool[i];
+    for (int i = own; i < m; i++) s->stock[1 + i - own] = pool[i];
+}
+
 static int active_count(const KState *s) {
     int k = 0;
     for (int x = 0; x < s->n; x++) k += (s->active >> x) & 1;
@@ -428,6 +455,10 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         }
         KState s;
         determinize(tmpl, sp, &g, &s);
+        /* a blind iteration (never with halving, whose root schedule counts every
+         * descent): walks our nodes without changing them, teaches the opponents' */
+        int blind = pp->blind > 0 && !halving && k_uniform(&g) < pp->blind;
+        if (blind) redeal_own(&s, sp->seat, &g);
         if (dbg) dbg->deal_hash[it] = deal_hash(&s);
         int node = 0, depth = 0;
         path[depth++] = 0;
@@ -435,7 +466,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         while (s.phase != P_OVER && !expanded && depth < 4000 &&
                !(pp->tree_rounds > 0 && s.rounds - tmpl->rounds >= pp->tree_rounds)) {
             int k;
-            if (node == 0) {
+            if (node == 0 && !blind) {
                 k = ncands;
                 memcpy(acts, cands, sizeof(KAction) * (size_t)ncands);
             } else {
@@ -447,6 +478,23 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             int matched[K_MAX_ACTIONS], nm = 0;
             int opponent = node != 0 && k > 0 && acts[0].seat != sp->seat;
             int cls = opponent ? hand_class(pp, &s, acts[0].seat) : 0;
+            if (blind && !opponent) { /* our node with a hand we do not hold: look, not learn */
+                double best_score = -1e300;
+                for (int i = 0; i < k; i++) {
+                    int found =
+                        nodes[node].child < 0 ? -1 : child_find(&kids, nodes, node, &acts[i], 0);
+                    if (found < 0 || nodes[found].visits == 0) continue;
+                    Node *ch = &nodes[found];
+                    double score =
+                        ch->total / ch->visits + pp->c * sqrt(log((double)ch->avail) / ch->visits);
+                    if (score > best_score) { best_score = score; best = found; }
+                }
+                if (best < 0) break; /* nothing this hand can do is in the tree: play out */
+                k_do(&s, &nodes[best].action);
+                node = best;
+                path[depth++] = node;
+                continue;
+            }
             for (int i = 0; i < k; i++) {
                 int found =
                     nodes[node].child < 0 ? -1 : child_find(&kids, nodes, node, &acts[i], cls);
@@ -571,6 +619,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         }
         for (int i = 0; i < depth; i++) {
             Node *nd = &nodes[path[i]];
+            if (blind && nd->player == sp->seat) continue; /* ours learn from our hand only */
             nd->visits++;
             if (nd->player >= 0) nd->total += reward_of[nd->player];
         }
@@ -767,25 +816,26 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
                          "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias",
                          "debug", "root_halving", "tree_rounds", "root_c", "endgame_cards",
                          "endgame_nodes", "eval_weights", "widen", "opp_bias", "opp_split",
-                         "stock_eval_weights", NULL};
+                         "stock_eval_weights", "blind", NULL};
     PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o, *eval_o = Py_None;
     PyObject *stock_o = Py_None;
     int seat, deck_hidden, iterations, rollout_cap, debug = 0, root_halving = 0, tree_rounds = 0;
     int endgame_cards = 0, endgame_nodes = 0, opp_split = 0;
     unsigned long long pool, seed;
-    double c, eps, time_cap, bias = 0, root_c = 0, widen = 0, opp_bias = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOddiO", kw, &state_obj, &seat,
+    double c, eps, time_cap, bias = 0, root_c = 0, widen = 0, opp_bias = 0, blind = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOddiOd", kw, &state_obj, &seat,
                                      &pool, &slots_o, &deck_hidden, &weights_o, &cands_o,
                                      &iterations, &seed, &c, &eps, &rollout_cap, &time_cap, &style_o,
                                      &bias, &debug, &root_halving, &tree_rounds, &root_c,
                                      &endgame_cards, &endgame_nodes, &eval_o, &widen, &opp_bias,
-                                     &opp_split, &stock_o))
+                                     &opp_split, &stock_o, &blind))
         return NULL;
     if (tree_rounds < 0 || root_c < 0 || widen < 0 || opp_bias < 0 || c < 0 || eps < 0 ||
-        eps > 1 || endgame_cards < 0 || endgame_nodes < 0 || opp_split < 0 || opp_split > 13) {
+        eps > 1 || endgame_cards < 0 || endgame_nodes < 0 || opp_split < 0 || opp_split > 13 ||
+        !(blind >= 0 && blind < 1)) {
         PyErr_SetString(PyExc_ValueError,
                         "search: negative tree_rounds, c, root_c, widen, opp_bias or endgame "
-                        "figures, eps not in 0..1, or opp_split not in 0..13");
+                        "figures, eps not in 0..1, opp_split not in 0..13, or blind not in [0, 1)");
         return NULL;
     }
     const KState *tmpl = k_state_of(state_obj);
@@ -846,7 +896,7 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
             goto done;
         Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att},
                      bias, root_halving, tree_rounds, root_c, endgame_cards, endgame_nodes, eval,
-                     widen, opp_bias, opp_split, stock_eval};
+                     widen, opp_bias, opp_split, stock_eval, blind};
         Stats st = {0};
         int best;
         Debug *dbg = NULL;
