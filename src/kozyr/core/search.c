@@ -355,6 +355,12 @@ static void redeal_own(KState *s, int seat, KRng *g) {
     for (int i = own; i < m; i++) s->stock[1 + i - own] = pool[i];
 }
 
+/* A visited child's UCB score: its mean reward plus exploration ``c`` over the
+ * deals in which it was available. */
+static double ucb(const Node *ch, double c) {
+    return ch->total / ch->visits + c * sqrt(log((double)ch->avail) / ch->visits);
+}
+
 static int active_count(const KState *s) {
     int k = 0;
     for (int x = 0; x < s->n; x++) k += (s->active >> x) & 1;
@@ -473,7 +479,6 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                 k = k_legal(&s, acts);
             }
             /* children available in this deal; actions with no child yet */
-            double logs = 0;
             int best = -1, untried[K_MAX_ACTIONS], nu = 0;
             int matched[K_MAX_ACTIONS], nm = 0;
             int opponent = node != 0 && k > 0 && acts[0].seat != sp->seat;
@@ -484,9 +489,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                     int found =
                         nodes[node].child < 0 ? -1 : child_find(&kids, nodes, node, &acts[i], 0);
                     if (found < 0 || nodes[found].visits == 0) continue;
-                    Node *ch = &nodes[found];
-                    double score =
-                        ch->total / ch->visits + pp->c * sqrt(log((double)ch->avail) / ch->visits);
+                    double score = ucb(&nodes[found], pp->c);
                     if (score > best_score) { best_score = score; best = found; }
                 }
                 if (best < 0) break; /* nothing this hand can do is in the tree: play out */
@@ -545,8 +548,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                 double c = node == 0 && pp->root_c > 0 ? pp->root_c : pp->c;
                 for (int i = 0; i < nm; i++) {
                     Node *ch = &nodes[matched[i]];
-                    logs = log((double)ch->avail);
-                    double score = ch->total / ch->visits + c * sqrt(logs / ch->visits);
+                    double score = ucb(ch, c);
                     if (have_hint && pp->bias > 0 && same_action(&ch->action, &hint))
                         score += pp->bias / (ch->visits + 1);
                     if (opponent && have_hint && pp->opp_bias > 0 && same_action(&ch->action, &hint))
