@@ -77,9 +77,7 @@ def clean() -> None:
         p.unlink()
 
 
-def build_in_place(
-    name: str, ext_modules: list[Any], work: str, into: Path | None = None
-) -> None:
+def build_in_place(name: str, ext_modules: list[Any], work: str, into: Path | None = None) -> None:
     """setuptools' build_ext, intermediate files under build/<work>-*: in place
     (next to the sources), or with ``into`` under that directory (a wheel's)."""
     from setuptools import Distribution

@@ -15,7 +15,11 @@ A side is ``mcN`` or a JSON object of :class:`kozyr.bots.ismcts.IsmctsConfig`
 fields.  ``"oracle": true`` in a side's JSON is a diagnostic, not a player:
 that side's search is told the opponent's hand (not the stock's order), so a
 duel of two oracles measures what the search gains with time once the
-sampling of hidden cards is taken out of the question.  ``"after_stock": {...}``
+sampling of hidden cards is taken out of the question.  ``"oracle": f`` (a
+share, 0 < f < 1) tells only a seeded f of the cards: those of them the
+opponent holds are known, the rest of its hand is sampled as usual, so that
+duels at several shares tell how the gain with time grows with what the
+search knows of the hidden hand.  ``"after_stock": {...}``
 is a diagnostic too: from the first decision with an empty stock on (a
 perfect-information endgame for two players), or with at most
 ``"stock_at_most": k`` cards in it, that side plays with the configuration
@@ -45,6 +49,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import random
 import time
 from multiprocessing import Pool
 from typing import Any
@@ -95,16 +100,27 @@ def config_of(side: str) -> IsmctsConfig:
 
 class OracleBot:
     """A search told the opponents' hands: each view's ``known`` is completed
-    from the true state, replayed from the deal and the view's public history."""
+    from the true state, replayed from the deal and the view's public history.
+    With ``share`` below 1 only the cards of a fixed random set (each card in
+    it with that chance, drawn from ``seed``) are told when an opponent holds
+    them."""
 
-    def __init__(self, inner: Bot, rules: Rules, deal: Deal) -> None:
+    def __init__(
+        self, inner: Bot, rules: Rules, deal: Deal, share: float = 1.0, seed: int = 0
+    ) -> None:
+        if not 0 < share <= 1:
+            raise ValueError(f"an oracle's share must be in (0, 1], not {share}")
         self.inner, self.rules, self.deal, self.name = inner, rules, deal, inner.name
+        rng = random.Random(f"oracle {seed}")
+        self.told = sum(1 << c for c in range(52) if share == 1 or rng.random() < share)
 
     def choose(self, view: View) -> Action:
         state = GameState.new(self.rules, self.deal)
         for action in view.history:
             state.apply(action)
-        return self.inner.choose(with_hands_known(view, state.hands))
+        told = zip(view.known, state.hands, strict=True)
+        hands = [known | (hand & self.told) for known, hand in told]
+        return self.inner.choose(with_hands_known(view, hands))
 
 
 class PhaseBot:
@@ -128,7 +144,8 @@ def make(side: str, seed: int, name: str, rules: Rules, deal: Deal) -> Bot:
     if after is not None:
         late = IsmctsBot(config_of(json.dumps(after)), seed, name)
         bot = PhaseBot(bot, late, int(fields.get("stock_at_most", 0)))
-    return OracleBot(bot, rules, deal) if fields.get("oracle") else bot
+    share = fields.get("oracle")
+    return OracleBot(bot, rules, deal, float(share), seed) if share else bot
 
 
 def game(job: tuple[int, int, str, str, dict[str, Any], int]) -> tuple[int, int, str | None]:

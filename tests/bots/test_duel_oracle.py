@@ -3,6 +3,8 @@ told the opponent's hand and nothing else it could not see."""
 
 from __future__ import annotations
 
+import pytest
+
 from kozyr.bots.base import RandomBot
 from kozyr.bots.match import play_game
 from kozyr.engine.actions import Action
@@ -48,6 +50,38 @@ def test_an_oracle_sees_the_opponents_hand_and_its_own_view_otherwise() -> None:
             assert told.deck_count == honest.deck_count
         replay.apply(action)
     assert next(seen, None) is None
+
+
+def test_a_partial_oracle_is_told_the_same_share_of_cards_all_game() -> None:
+    duel = load_script("ismcts_duel")
+    rules = Rules(players=2)
+    deal = Deal.from_seed(rules, 9004)
+    watcher = Watcher(1)
+    oracle = duel.OracleBot(watcher, rules, deal, 0.5, seed=7)
+    assert 10 <= bin(oracle.told & ((1 << 52) - 1)).count("1") <= 42
+    state = play_game(rules, deal, [oracle, RandomBot(2)])
+    replay = GameState.new(rules, deal)
+    seen = iter(watcher.views)
+    told_some = hidden_some = False
+    for action in state.log or []:
+        if replay.to_move == 0:
+            told = next(seen)
+            honest = view_of(replay, 0)
+            # Known: what the honest view knows, plus the told set's cards the
+            # opponent holds; nothing else of the hand.
+            assert told.known[1] == honest.known[1] | (replay.hands[1] & oracle.told)
+            assert told.known[0] == honest.known[0] and told.hand == honest.hand
+            told_some |= bool(replay.hands[1] & oracle.told & ~honest.known[1])
+            hidden_some |= bool(replay.hands[1] & ~told.known[1])
+        replay.apply(action)
+    assert told_some and hidden_some
+    # The same seed tells the same cards; shares outside (0, 1] are refused.
+    assert duel.OracleBot(watcher, rules, deal, 0.5, seed=7).told == oracle.told
+    for share in (0.0, -0.5, 1.5):
+        with pytest.raises(ValueError, match="share"):
+            duel.OracleBot(watcher, rules, deal, share)
+    bot = duel.make('{"base": "10", "oracle": 0.25}', 3, "A", rules, deal)
+    assert isinstance(bot, duel.OracleBot) and bot.told != (1 << 52) - 1
 
 
 def test_the_oracle_flag_is_not_a_search_setting() -> None:

@@ -47,6 +47,12 @@ def _issue12(iterations: int, endgame_nodes: int, time_cap: float) -> IsmctsConf
         widening=0.0,
         opponent_bias=0.0,
         opponent_split=0,
+        trees=1,
+        inference_power=1.0,
+        evidence=None,
+        determinized=False,
+        stock_eval=False,
+        blind=0.0,
     )
 
 
