@@ -3,6 +3,8 @@ told the opponent's hand and nothing else it could not see."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from kozyr.bots.base import RandomBot
@@ -28,6 +30,20 @@ class Watcher(RandomBot):
         return super().choose(view)
 
 
+def seat0_turns(
+    rules: Rules, deal: Deal, state: GameState, watcher: Watcher
+) -> Iterator[tuple[View, View, GameState]]:
+    """Replay the game: at each of seat 0's turns, (the view the watcher was
+    shown, the honest view, the true state); every view shown is used."""
+    replay = GameState.new(rules, deal)
+    seen = iter(watcher.views)
+    for action in state.log or []:
+        if replay.to_move == 0:
+            yield next(seen), view_of(replay, 0), replay
+        replay.apply(action)
+    assert next(seen, None) is None
+
+
 def test_an_oracle_sees_the_opponents_hand_and_its_own_view_otherwise() -> None:
     duel = load_script("ismcts_duel")
     rules = Rules(players=2)
@@ -36,20 +52,13 @@ def test_an_oracle_sees_the_opponents_hand_and_its_own_view_otherwise() -> None:
     oracle = duel.OracleBot(watcher, rules, deal)
     state = play_game(rules, deal, [oracle, RandomBot(2)])
     assert state.result is not None and watcher.views
-    # Replay the game: at each of seat 0's turns its view was the honest one,
-    # except that the opponent's whole hand was "known".
-    replay = GameState.new(rules, deal)
-    seen = iter(watcher.views)
-    for action in state.log or []:
-        if replay.to_move == 0:
-            told = next(seen)
-            honest = view_of(replay, 0)
-            assert told.known[1] == replay.hands[1]
-            assert told.known[0] == honest.known[0]
-            assert told.hand == honest.hand and told.legal == honest.legal
-            assert told.deck_count == honest.deck_count
-        replay.apply(action)
-    assert next(seen, None) is None
+    # At each of seat 0's turns its view was the honest one, except that the
+    # opponent's whole hand was "known".
+    for told, honest, replay in seat0_turns(rules, deal, state, watcher):
+        assert told.known[1] == replay.hands[1]
+        assert told.known[0] == honest.known[0]
+        assert told.hand == honest.hand and told.legal == honest.legal
+        assert told.deck_count == honest.deck_count
 
 
 def test_a_partial_oracle_is_told_the_same_share_of_cards_all_game() -> None:
@@ -58,22 +67,16 @@ def test_a_partial_oracle_is_told_the_same_share_of_cards_all_game() -> None:
     deal = Deal.from_seed(rules, 9004)
     watcher = Watcher(1)
     oracle = duel.OracleBot(watcher, rules, deal, 0.5, seed=7)
-    assert 10 <= bin(oracle.told & ((1 << 52) - 1)).count("1") <= 42
+    assert 10 <= oracle.told.bit_count() <= 42
     state = play_game(rules, deal, [oracle, RandomBot(2)])
-    replay = GameState.new(rules, deal)
-    seen = iter(watcher.views)
     told_some = hidden_some = False
-    for action in state.log or []:
-        if replay.to_move == 0:
-            told = next(seen)
-            honest = view_of(replay, 0)
-            # Known: what the honest view knows, plus the told set's cards the
-            # opponent holds; nothing else of the hand.
-            assert told.known[1] == honest.known[1] | (replay.hands[1] & oracle.told)
-            assert told.known[0] == honest.known[0] and told.hand == honest.hand
-            told_some |= bool(replay.hands[1] & oracle.told & ~honest.known[1])
-            hidden_some |= bool(replay.hands[1] & ~told.known[1])
-        replay.apply(action)
+    for told, honest, replay in seat0_turns(rules, deal, state, watcher):
+        # Known: what the honest view knows, plus the told set's cards the
+        # opponent holds; nothing else of the hand.
+        assert told.known[1] == honest.known[1] | (replay.hands[1] & oracle.told)
+        assert told.known[0] == honest.known[0] and told.hand == honest.hand
+        told_some |= bool(replay.hands[1] & oracle.told & ~honest.known[1])
+        hidden_some |= bool(replay.hands[1] & ~told.known[1])
     assert told_some and hidden_some
     # The same seed tells the same cards; shares outside (0, 1] are refused.
     assert duel.OracleBot(watcher, rules, deal, 0.5, seed=7).told == oracle.told
