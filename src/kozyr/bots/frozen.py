@@ -53,6 +53,7 @@ def _issue12(iterations: int, endgame_nodes: int, time_cap: float) -> IsmctsConf
         determinized=False,
         stock_eval=False,
         blind=0.0,
+        own_split=0,
     )
 
 

@@ -120,6 +120,11 @@ class IsmctsConfig(NamedTuple):
     #: only the opponents' nodes (0: off): the tree's opponents then reply as
     #: players who do not see the bot's hand (below 1).
     blind: float = 0.0
+    #: Issue 29: the bot's own nodes keep its moves apart by the class of the
+    #: hand it holds in the deal, min(its trumps, ``own_split``) (0: off).  That
+    #: hand differs between deals only after a refill from the stock, where
+    #: without the split the tree plays one move order for every draw.
+    own_split: int = 0
 
 
 #: Level 10's search (the level table, :mod:`kozyr.bots.levels`, uses this one;
@@ -217,6 +222,7 @@ def _search(
         opp_split=config.opponent_split,
         stock_eval_weights=stock_weights() if config.stock_eval else None,
         blind=config.blind,
+        own_split=config.own_split,
     )
     return RootSearch(cands, best, info["visits"], info["values"], info)
 

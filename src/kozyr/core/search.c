@@ -25,7 +25,8 @@
 typedef struct {
     KAction action; /* the action that leads here */
     int8_t player;  /* who played it: the node's value is theirs */
-    uint8_t cls;    /* the mover's hand class (opp_split; 0 at the searching seat's moves) */
+    uint8_t cls;    /* the mover's hand class (opp_split at an opponent's moves, own_split
+                       at the searching seat's; 0 when the split is off) */
     uint16_t kids;  /* children added so far (progressive widening counts them) */
     int32_t child, sibling, parent;
     uint32_t visits, avail;
@@ -222,6 +223,12 @@ typedef struct {
                           seat's unseen cards with the stock's (redeal_own) and
                           teaches only the opponents' nodes, so that the tree's
                           opponents stop replying as if they saw that hand */
+    int own_split;     /* > 0: the searching seat's own moves are kept apart by the
+                          class of the hand it holds in the deal, min(its trumps,
+                          own_split).  Before a refill that hand is the same in every
+                          deal (one class, no split); after one it holds what this
+                          deal's stock gave it, and without the split its nodes play
+                          one move order for every draw (strategy fusion) */
 } Params;
 
 /* Sequential halving at the root (Karnin, Koren & Somekh 2013; as the root of a
@@ -367,11 +374,12 @@ static int active_count(const KState *s) {
     return k;
 }
 
-/* The class of ``seat``'s hand in this deal for opp_split (0 when it is off). */
-static int hand_class(const Params *pp, const KState *s, int seat) {
-    if (pp->opp_split <= 0) return 0;
+/* The class of ``seat``'s hand in this deal, min(its trumps, split) (0 when the
+ * split is off): opp_split at an opponent's moves, own_split at ours. */
+static int hand_class(int split, const KState *s, int seat) {
+    if (split <= 0) return 0;
     int trumps = k_pop(s->hands[seat] & K_SUIT_MASK[s->trump_suit]);
-    return trumps < pp->opp_split ? trumps : pp->opp_split;
+    return trumps < split ? trumps : split;
 }
 
 /* Whether an opponent's node may get a new child in this deal (the caller lets
@@ -482,12 +490,13 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             int best = -1, untried[K_MAX_ACTIONS], nu = 0;
             int matched[K_MAX_ACTIONS], nm = 0;
             int opponent = node != 0 && k > 0 && acts[0].seat != sp->seat;
-            int cls = opponent ? hand_class(pp, &s, acts[0].seat) : 0;
+            int cls = node == 0 || k == 0 ? 0
+                      : hand_class(opponent ? pp->opp_split : pp->own_split, &s, acts[0].seat);
             if (blind && !opponent) { /* our node with a hand we do not hold: look, not learn */
                 double best_score = -1e300;
                 for (int i = 0; i < k; i++) {
                     int found =
-                        nodes[node].child < 0 ? -1 : child_find(&kids, nodes, node, &acts[i], 0);
+                        nodes[node].child < 0 ? -1 : child_find(&kids, nodes, node, &acts[i], cls);
                     if (found < 0 || nodes[found].visits == 0) continue;
                     double score = ucb(&nodes[found], pp->c);
                     if (score > best_score) { best_score = score; best = found; }
@@ -818,26 +827,27 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
                          "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias",
                          "debug", "root_halving", "tree_rounds", "root_c", "endgame_cards",
                          "endgame_nodes", "eval_weights", "widen", "opp_bias", "opp_split",
-                         "stock_eval_weights", "blind", NULL};
+                         "stock_eval_weights", "blind", "own_split", NULL};
     PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o, *eval_o = Py_None;
     PyObject *stock_o = Py_None;
     int seat, deck_hidden, iterations, rollout_cap, debug = 0, root_halving = 0, tree_rounds = 0;
-    int endgame_cards = 0, endgame_nodes = 0, opp_split = 0;
+    int endgame_cards = 0, endgame_nodes = 0, opp_split = 0, own_split = 0;
     unsigned long long pool, seed;
     double c, eps, time_cap, bias = 0, root_c = 0, widen = 0, opp_bias = 0, blind = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOddiOd", kw, &state_obj, &seat,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOddiOdi", kw, &state_obj, &seat,
                                      &pool, &slots_o, &deck_hidden, &weights_o, &cands_o,
                                      &iterations, &seed, &c, &eps, &rollout_cap, &time_cap, &style_o,
                                      &bias, &debug, &root_halving, &tree_rounds, &root_c,
                                      &endgame_cards, &endgame_nodes, &eval_o, &widen, &opp_bias,
-                                     &opp_split, &stock_o, &blind))
+                                     &opp_split, &stock_o, &blind, &own_split))
         return NULL;
     if (tree_rounds < 0 || root_c < 0 || widen < 0 || opp_bias < 0 || c < 0 || eps < 0 ||
         eps > 1 || endgame_cards < 0 || endgame_nodes < 0 || opp_split < 0 || opp_split > 13 ||
-        !(blind >= 0 && blind < 1)) {
+        own_split < 0 || own_split > 13 || !(blind >= 0 && blind < 1)) {
         PyErr_SetString(PyExc_ValueError,
                         "search: negative tree_rounds, c, root_c, widen, opp_bias or endgame "
-                        "figures, eps not in 0..1, opp_split not in 0..13, or blind not in [0, 1)");
+                        "figures, eps not in 0..1, opp_split or own_split not in 0..13, or blind "
+                        "not in [0, 1)");
         return NULL;
     }
     const KState *tmpl = k_state_of(state_obj);
@@ -898,7 +908,7 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
             goto done;
         Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att},
                      bias, root_halving, tree_rounds, root_c, endgame_cards, endgame_nodes, eval,
-                     widen, opp_bias, opp_split, stock_eval, blind};
+                     widen, opp_bias, opp_split, stock_eval, blind, own_split};
         Stats st = {0};
         int best;
         Debug *dbg = NULL;
