@@ -1,7 +1,8 @@
 """Issue 29's knobs at the opponents' nodes of the tree: progressive widening
 (``IsmctsConfig.widening``), the bias towards the reply the policy would
 choose with the opponent's hand in each deal (``opponent_bias``) and the
-replies kept apart by the class of that hand (``opponent_split``)."""
+replies kept apart by the class of that hand (``opponent_split``; and the
+same split of the searching seat's own moves, ``own_split``)."""
 
 from __future__ import annotations
 
@@ -31,14 +32,24 @@ def test_the_opponent_bias_concentrates_the_opponents_replies() -> None:
 
 
 @needs_core
-def test_the_split_keeps_the_replies_of_different_hands_apart() -> None:
-    # Each reply gets a child per class of hand that played it (trumps 0, 1, 2+),
-    # so the opponents' nodes have more children, each visited less.
+@pytest.mark.parametrize(
+    ("field", "split", "kept", "more"),
+    [
+        ("opponent_split", "opponent_nodes", "own_nodes", 1.2),
+        ("own_split", "own_nodes", "opponent_nodes", 1.1),
+    ],
+)
+def test_a_split_keeps_the_moves_of_different_hands_apart(
+    field: str, split: str, kept: str, more: float
+) -> None:
+    # Each move gets a child per class of hand that played it (trumps 0, 1, 2+),
+    # so the split side's nodes have more children, each visited less.  The
+    # bot's own hand differs between deals only after a refill (own_split).
     plain, _ = tree_children(CONFIG)
-    split, _ = tree_children(CONFIG._replace(opponent_split=2))
-    assert split["opponent_nodes"] > 1.2 * plain["opponent_nodes"]
-    # the searching seat's own nodes are not split
-    assert split["own_nodes"] < 1.2 * plain["own_nodes"]
+    apart, _ = tree_children(CONFIG._replace(**{field: 2}))
+    assert apart[split] > more * plain[split]
+    # the other side's nodes are not split
+    assert apart[kept] < 1.2 * plain[kept]
 
 
 @needs_core

@@ -1,6 +1,7 @@
 """Issue 29's split of the searching seat's own nodes (``IsmctsConfig.own_split``):
 after a refill from the stock the bot holds another hand in every deal, and
-the split keeps its moves apart by the class of that hand."""
+the split keeps its moves apart by the class of that hand (that it does:
+``test_opponent_nodes.py``, which tests both splits)."""
 
 from __future__ import annotations
 
@@ -11,18 +12,7 @@ from kozyr.engine.rules import Rules
 
 from ..bots.helpers import choice_views
 from .helpers import TREE_CONFIG as CONFIG
-from .helpers import needs_core, tree_children
-
-
-@needs_core
-def test_the_split_keeps_the_bots_own_moves_of_different_hands_apart() -> None:
-    # After a refill each of the bot's moves gets a child per class of the hand
-    # it drew (trumps 0, 1, 2+): its own nodes have more children; the
-    # opponents' are not split.
-    plain, _ = tree_children(CONFIG)
-    split, _ = tree_children(CONFIG._replace(own_split=2))
-    assert split["own_nodes"] > 1.1 * plain["own_nodes"]
-    assert split["opponent_nodes"] < 1.2 * plain["opponent_nodes"]
+from .helpers import needs_core
 
 
 @needs_core
