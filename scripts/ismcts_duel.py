@@ -41,7 +41,9 @@ side was the durak, with 95 % Wilson intervals; ``--out`` appends one JSON
 line per game (deal, rotation, durak side) so that runs in parts add up
 (``--merge FILE...`` prints the table of several such files; ``--resume``
 skips the games the ``--out`` file already holds, so an interrupted part
-goes on where it stopped).
+goes on where it stopped; ``--compare FILE REF`` sets two such runs of the
+same deals side by side, game by game, with a sign test on the games they end
+differently).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from multiprocessing import Pool
 from typing import Any
 
 from kozyr.arena.match import play_game
-from kozyr.arena.stats import wilson
+from kozyr.arena.stats import sign_test, wilson
 from kozyr.bots.base import Bot
 from kozyr.bots.flat_mc import flat_mc_bot
 from kozyr.bots.frozen import FROZEN_LEVELS
@@ -173,6 +175,52 @@ def report(label: str, out: list[str | None], seconds: float | None = None) -> s
     return f"{label} | durak: {', '.join(parts)}, draws {out.count(None)} of {n}{tail}"
 
 
+#: One duel's games: (deal, rotation) -> the durak's side ("A", "B"), None for a draw.
+Games = dict[tuple[int, int], str | None]
+
+
+def load_games(path: str, label: str | None = None) -> tuple[Games, str]:
+    """The games an ``--out`` file holds (only ``label``'s, if given) and the
+    first label in it; a game played twice keeps its last line."""
+    games: Games = {}
+    first = ""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            if label is None or row["label"] == label:
+                games[(row["deal"], row["rotation"])] = row["durak"]
+                first = first or row["label"]
+    return games, first
+
+
+def compare(games: Games, ref: Games) -> str:
+    """Two runs of side A on the same deals, game by game: the duplicate
+    deals make the games that end the same carry no information, so the
+    verdict is the sign test on the games that A lost in one run only, and
+    per deal, which run's A was the durak more often."""
+    common = sorted(set(games) & set(ref))
+    if not common:
+        return "no game in common"
+    lost = sum(games[g] == "A" for g in common)
+    lost_ref = sum(ref[g] == "A" for g in common)
+    same = sum(games[g] == ref[g] for g in common)
+    only = sum(games[g] == "A" != ref[g] for g in common)
+    only_ref = sum(ref[g] == "A" != games[g] for g in common)
+    per_deal: dict[int, int] = {}
+    for deal, rot in common:
+        per_deal[deal] = per_deal.get(deal, 0) + (games[deal, rot] == "A") - (ref[deal, rot] == "A")
+    worse = sum(d > 0 for d in per_deal.values())
+    better = sum(d < 0 for d in per_deal.values())
+    n = len(common)
+    return (
+        f"{n} games in common ({len(per_deal)} deals): A the durak in {lost} "
+        f"({100 * lost / n:.1f} %) against {lost_ref} ({100 * lost_ref / n:.1f} %) in REF; "
+        f"{same} end the same; A lost {only} that REF's A did not, REF's A {only_ref} "
+        f"(sign test p {sign_test(only, only_ref):.3f}); per deal worse in {worse}, "
+        f"better in {better}, the same in {len(per_deal) - worse - better}"
+    )
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("a", nargs="?", help="JSON IsmctsConfig fields")
@@ -187,20 +235,27 @@ def main() -> None:
         "--resume", action="store_true", help="skip the games --out already holds for these sides"
     )
     p.add_argument("--merge", nargs="+", metavar="FILE", help="the table of --out files")
+    p.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("FILE", "REF"),
+        help="two --out files game by game, on the games both hold",
+    )
     args = p.parse_args()
     if args.merge:
-        games: dict[tuple[int, int], str | None] = {}
+        games: Games = {}
         label = ""
         for path in args.merge:
-            with open(path, encoding="utf-8") as f:
-                for line in f:
-                    row = json.loads(line)
-                    label = label or row["label"]
-                    games[(row["deal"], row["rotation"])] = row["durak"]
+            found, label_here = load_games(path)
+            games.update(found)
+            label = label or label_here
         print(report(f"{label} | {len(games) // 2} deals merged", list(games.values())))
         return
+    if args.compare:
+        print(compare(*(load_games(path)[0] for path in args.compare)))
+        return
     if args.a is None or args.b is None:
-        p.error("two sides, or --merge FILE...")
+        p.error("two sides, or --merge FILE..., or --compare FILE REF")
     rules: dict[str, Any] = {"players": 2, "deck": 36, "variant": args.variant}
     for item in args.rule:
         name, _, value = item.partition("=")
@@ -214,12 +269,9 @@ def main() -> None:
     label = f"A {args.a} | B {args.b} | {args.variant}"
     out: list[str | None] = []
     if args.resume and args.out:
-        done = {}
-        with contextlib.suppress(FileNotFoundError), open(args.out, encoding="utf-8") as f:
-            for line in f:
-                row = json.loads(line)
-                if row["label"] == label:
-                    done[(row["deal"], row["rotation"])] = row["durak"]
+        done: Games = {}
+        with contextlib.suppress(FileNotFoundError):
+            done = load_games(args.out, label)[0]
         out = [done[(d, r)] for d, r, *_ in jobs if (d, r) in done]
         jobs = [job for job in jobs if (job[0], job[1]) not in done]
     start = time.perf_counter()

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from kozyr.arena.stats import ELO_SCALE, elo_expected, fit_elo, wilson
+from kozyr.arena.stats import ELO_SCALE, elo_expected, fit_elo, sign_test, wilson
 
 
 @pytest.mark.parametrize(
@@ -136,3 +136,24 @@ def test_elo_bad_input():
     with pytest.raises(ValueError):
         fit_elo(["a", "b"], [], anchor=2)
     assert fit_elo(["a", "b"], [])[1].rating is None
+
+
+@pytest.mark.parametrize(
+    ("worse", "better", "p"),
+    [
+        # scipy.stats.binomtest(k, n, 0.5).pvalue
+        (2, 8, 0.109375),
+        (8, 2, 0.109375),
+        (0, 5, 0.0625),
+        (24, 11, 0.04095959),  # 2 P(X <= 11), X ~ Bin(35, 1/2)
+        (5, 5, 1.0),
+        (0, 0, 1.0),
+    ],
+)
+def test_sign_test_known_values(worse, better, p):
+    assert sign_test(worse, better) == pytest.approx(p, abs=1e-7)
+
+
+def test_sign_test_refuses_negative_counts():
+    with pytest.raises(ValueError, match="counts"):
+        sign_test(-1, 3)

@@ -1,4 +1,5 @@
-"""Statistics for bot tournaments: Wilson intervals and Bradley–Terry (Elo) ratings.
+"""Statistics for bot tournaments: Wilson intervals, the sign test and Bradley–Terry
+(Elo) ratings.
 
 Durak rates get a Wilson score interval, which stays inside [0, 1] and keeps
 close to its nominal coverage for small samples and rates near 0 or 1 (unlike
@@ -44,6 +45,20 @@ def wilson(successes: float, trials: float, z: float = Z95) -> tuple[float, floa
     low = 0.0 if successes == 0 else max(0.0, centre - half)
     high = 1.0 if successes == trials else min(1.0, centre + half)
     return low, high
+
+
+def sign_test(worse: int, better: int) -> float:
+    """Two-sided exact sign test: the chance, were both outcomes equally likely,
+    of a split at least as uneven as ``worse`` against ``better``.
+
+    Used on the games that two runs of the same deals end differently, so that
+    "10x lost 24 of them, 1x 11" gets a p-value; ``1.0`` when none differ.
+    """
+    if worse < 0 or better < 0:
+        raise ValueError(f"need counts >= 0, got {worse} and {better}")
+    n = worse + better
+    tail = sum(math.comb(n, i) for i in range(min(worse, better) + 1)) / 2.0**n
+    return min(1.0, 2.0 * tail)
 
 
 def elo_expected(diff: float) -> float:

@@ -1,0 +1,73 @@
+"""scripts/ismcts_duel.py --compare: two runs of the same deals, game by game
+(issue 29's curve reads its figures this way)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from .helpers import ROOT, load_script
+
+LABEL = 'A {"base": "10"} | B mc10 | podkidnoy'
+
+
+def write_run(path: Path, duraks: dict[tuple[int, int], str | None], label: str = LABEL) -> None:
+    with path.open("w", encoding="utf-8") as f:
+        for (deal, rot), durak in duraks.items():
+            f.write(json.dumps({"label": label, "deal": deal, "rotation": rot, "durak": durak}))
+            f.write("\n")
+
+
+def test_compare_counts_each_kind_of_difference(tmp_path):
+    duel = load_script("ismcts_duel")
+    run = {(0, 0): "A", (0, 1): "A", (1, 0): "B", (1, 1): None, (2, 0): "A", (2, 1): "B"}
+    ref = {(0, 0): "A", (0, 1): "B", (1, 0): "A", (1, 1): "B", (2, 0): "B", (2, 1): "A"}
+    ref[(3, 0)] = "A"  # not in the run: left out
+    write_run(tmp_path / "x.jsonl", run)
+    write_run(tmp_path / "ref.jsonl", ref)
+    text = duel.compare(
+        duel.load_games(tmp_path / "x.jsonl")[0], duel.load_games(tmp_path / "ref.jsonl")[0]
+    )
+    assert text.startswith(
+        "6 games in common (3 deals): A the durak in 3 (50.0 %) against 3 (50.0 %)"
+    )
+    # The same: (0, 0) only. A lost alone: (0, 1), (2, 0); REF's A alone: (1, 0), (2, 1).
+    assert "1 end the same; A lost 2 that REF's A did not, REF's A 2 (sign test p 1.000)" in text
+    # Per deal A's duraks, run - ref: deal 0 +1, deal 1 -1, deal 2 0.
+    assert text.endswith("per deal worse in 1, better in 1, the same in 1")
+
+
+def test_load_by_label_and_compare_from_the_command_line(tmp_path):
+    """The files are read by label for --resume (another duel's lines in the
+    same file are not its games), and --compare prints the sign test."""
+    worse = {(d, r): "A" for d in range(6) for r in (0, 1)}
+    ref = {(d, r): "B" for d in range(6) for r in (0, 1)}
+    write_run(tmp_path / "x.jsonl", worse)
+    write_run(tmp_path / "ref.jsonl", ref)
+    with (tmp_path / "x.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"label": "other", "deal": 9, "rotation": 0, "durak": "B"}) + "\n")
+    duel = load_script("ismcts_duel")
+    assert set(duel.load_games(tmp_path / "x.jsonl", LABEL)[0]) == set(worse)
+    script = ROOT / "scripts" / "ismcts_duel.py"
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            "--compare",
+            str(tmp_path / "x.jsonl"),
+            str(tmp_path / "ref.jsonl"),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    # 12 against 0: 2 / 2**12.
+    assert "A lost 12 that REF's A did not, REF's A 0 (sign test p 0.000)" in out
+    assert "per deal worse in 6, better in 0, the same in 0" in out
+
+
+def test_compare_without_common_games(tmp_path):
+    duel = load_script("ismcts_duel")
+    assert duel.compare({(0, 0): "A"}, {(1, 0): "A"}) == "no game in common"
