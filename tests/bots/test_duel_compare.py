@@ -68,6 +68,6 @@ def test_load_by_label_and_compare_from_the_command_line(tmp_path):
     assert "per deal worse in 6, better in 0, the same in 0" in out
 
 
-def test_compare_without_common_games(tmp_path):
+def test_compare_without_common_games():
     duel = load_script("ismcts_duel")
     assert duel.compare({(0, 0): "A"}, {(1, 0): "A"}) == "no game in common"
