@@ -12,6 +12,9 @@ card is in the hand as often as a weight-1 card, the evidence is misread::
 
     python scripts/inference_calibration.py --level 10 --games 40
 
+``--level`` takes any bot the arena names (``4``, ``10``, ``mc10``, ``is10``),
+so the factors can be checked against another program's play too.
+
 With ``--by-kind`` each kind of evidence is measured alone (its factor set to
 0.5, every other kind off) and the factor that kind really deserves against
 that level is fitted: the ratio's power law in the weight, read at one piece
@@ -27,8 +30,8 @@ import json
 import math
 import time
 
+from kozyr.arena.spec import make, parse_spec
 from kozyr.bots.inference import LEVEL4_EVIDENCE, Evidence, card_weights
-from kozyr.bots.levels import level_bot
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
@@ -48,19 +51,21 @@ def probe(kind: str) -> Evidence:
 
 
 def collect(
-    level: int,
+    level: int | str,
     games: int,
     seed: int,
     probes: tuple[Evidence, ...] = (LEVEL4_EVIDENCE,),
     variant: str = "podkidnoy",
 ) -> list[list[list[float]]]:
     """Per probe and bin: [cards, of them in the opponent's hand, sum of
-    uniform shares, sum of weights]."""
+    uniform shares, sum of weights], over games of ``level`` (an arena spec)
+    against itself."""
+    spec = parse_spec(str(level))
     rules = Rules(players=2, variant=variant)
     table = [[[0.0, 0.0, 0.0, 0.0] for _ in EDGES] for _ in probes]
     for g in range(games):
         state = GameState.new(rules, Deal.from_seed(rules, seed + g))
-        bots = [level_bot(level, seed + 10 * g + s) for s in range(2)]
+        bots = [make(spec, seed + 10 * g + s) for s in range(2)]
         while not state.game_over:
             seat = state.to_move
             assert seat is not None
@@ -120,7 +125,7 @@ def print_bins(bins: list[list[float]]) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--level", type=int, default=10)
+    p.add_argument("--level", default="10", help="the bot, as the arena names it: 10, mc10, is10")
     p.add_argument("--games", type=int, default=40)
     p.add_argument("--seed", type=int, default=7000)
     p.add_argument("--variant", default="podkidnoy", choices=("podkidnoy", "perevodnoy"))

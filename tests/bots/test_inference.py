@@ -9,6 +9,7 @@ from collections import Counter
 import pytest
 
 from kozyr import core
+from kozyr.arena.spec import ArenaError
 from kozyr.bots.inference import FLOOR, TOOK_INSTEAD_OF_COVER, Evidence, card_weights
 from kozyr.bots.sampler import Slots, sample_state
 from kozyr.engine.actions import Action, Kind
@@ -205,3 +206,15 @@ def test_the_calibration_fits_each_kinds_factor() -> None:
     ]
     assert fitted[0] < 0.4 and fitted[1] < 0.4
     assert fitted[2] > fitted[0] and fitted[2] > fitted[1]
+
+
+def test_the_calibration_reads_any_bot_the_arena_names() -> None:
+    # --level takes an arena spec: a level by number or name, a frozen bot such as mc5
+    calibration = load_script("inference_calibration")
+    by_number = calibration.collect(level=4, games=2, seed=7000)
+    assert calibration.collect(level="4", games=2, seed=7000) == by_number
+    flat = calibration.collect(level="mc5", games=2, seed=7000)[0]
+    assert sum(row[0] for row in flat) > 50  # the flat search's games were read
+    assert flat != by_number[0]
+    with pytest.raises(ArenaError, match="unknown bot"):
+        calibration.collect(level="mc4", games=1, seed=7000)
