@@ -39,7 +39,8 @@ safety net: results depend on seeds only).  Two players, 36 cards; each deal
 measurements) is played twice with the seats swapped.  Prints how often each
 side was the durak, with 95 % Wilson intervals; ``--out`` appends one JSON
 line per game (deal, rotation, durak side) so that runs in parts add up
-(``--merge FILE...`` prints the table of several such files; ``--resume``
+(``--merge FILE...`` prints the table of several such files, and per deal
+whether the play or the seat decided it; ``--resume``
 skips the games the ``--out`` file already holds, so an interrupted part
 goes on where it stopped; ``--compare FILE REF`` sets two such runs of the
 same deals side by side, game by game, with a sign test on the games they end
@@ -193,6 +194,25 @@ def load_games(path: str, label: str | None = None) -> tuple[Games, str]:
     return games, first
 
 
+def deal_split(games: Games) -> str:
+    """Per deal played in both seats, who was the durak: the same side twice
+    (the play decided the deal), one each (the seat decided it, whoever sat
+    there), or a draw in one of the two games.  Only the first kind can move
+    when one side gets stronger, which bounds what any fix can show."""
+    seats: dict[int, list[str | None]] = {}
+    for (deal, _), durak in sorted(games.items()):
+        seats.setdefault(deal, []).append(durak)
+    pairs = [tuple(d) for d in seats.values() if len(d) == 2]
+    both_a = pairs.count(("A", "A"))
+    both_b = pairs.count(("B", "B"))
+    by_seat = pairs.count(("A", "B")) + pairs.count(("B", "A"))
+    return (
+        f"per deal ({len(pairs)} played in both seats): A the durak in both games in {both_a}, "
+        f"B in both in {both_b}, one each (the seat decided) in {by_seat}, "
+        f"a draw in {len(pairs) - both_a - both_b - by_seat}"
+    )
+
+
 def compare(games: Games, ref: Games) -> str:
     """Two runs of side A on the same deals, game by game: the duplicate
     deals make the games that end the same carry no information, so the
@@ -234,7 +254,12 @@ def main() -> None:
     p.add_argument(
         "--resume", action="store_true", help="skip the games --out already holds for these sides"
     )
-    p.add_argument("--merge", nargs="+", metavar="FILE", help="the table of --out files")
+    p.add_argument(
+        "--merge",
+        nargs="+",
+        metavar="FILE",
+        help="the table of --out files, and who lost each deal",
+    )
     p.add_argument(
         "--compare",
         nargs=2,
@@ -250,6 +275,7 @@ def main() -> None:
             games.update(found)
             label = label or label_here
         print(report(f"{label} | {len(games) // 2} deals merged", list(games.values())))
+        print(deal_split(games))
         return
     if args.compare:
         print(compare(*(load_games(path)[0] for path in args.compare)))

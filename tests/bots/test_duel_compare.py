@@ -71,3 +71,28 @@ def test_load_by_label_and_compare_from_the_command_line(tmp_path):
 def test_compare_without_common_games():
     duel = load_script("ismcts_duel")
     assert duel.compare({(0, 0): "A"}, {(1, 0): "A"}) == "no game in common"
+
+
+def test_merge_splits_the_deals_by_who_lost_them(tmp_path):
+    """--merge also says, per deal, whether the play or the seat decided it."""
+    duel = load_script("ismcts_duel")
+    run = {(0, 0): "A", (0, 1): "A", (1, 0): "B", (1, 1): "B", (2, 0): "B", (2, 1): "B"}
+    run |= {(3, 0): "A", (3, 1): "B", (4, 0): "B", (4, 1): None, (5, 0): "A"}  # deal 5: one game
+    assert duel.deal_split(run) == (
+        "per deal (5 played in both seats): A the durak in both games in 1, "
+        "B in both in 2, one each (the seat decided) in 1, a draw in 1"
+    )
+    write_run(tmp_path / "x.jsonl", run)
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "ismcts_duel.py"),
+            "--merge",
+            str(tmp_path / "x.jsonl"),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert "durak: A 4 (36.4 %" in out
+    assert out.endswith("the seat decided) in 1, a draw in 1\n")
