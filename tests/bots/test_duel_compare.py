@@ -20,6 +20,13 @@ def write_run(path: Path, duraks: dict[tuple[int, int], str | None], label: str 
             f.write("\n")
 
 
+def run_duel(*args: object) -> str:
+    """What scripts/ismcts_duel.py prints for ``args``, run as a user runs it."""
+    script = ROOT / "scripts" / "ismcts_duel.py"
+    command = [sys.executable, str(script), *map(str, args)]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
+
+
 def test_compare_counts_each_kind_of_difference(tmp_path):
     duel = load_script("ismcts_duel")
     run = {(0, 0): "A", (0, 1): "A", (1, 0): "B", (1, 1): None, (2, 0): "A", (2, 1): "B"}
@@ -50,19 +57,7 @@ def test_load_by_label_and_compare_from_the_command_line(tmp_path):
         f.write(json.dumps({"label": "other", "deal": 9, "rotation": 0, "durak": "B"}) + "\n")
     duel = load_script("ismcts_duel")
     assert set(duel.load_games(tmp_path / "x.jsonl", LABEL)[0]) == set(worse)
-    script = ROOT / "scripts" / "ismcts_duel.py"
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(script),
-            "--compare",
-            str(tmp_path / "x.jsonl"),
-            str(tmp_path / "ref.jsonl"),
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    out = run_duel("--compare", tmp_path / "x.jsonl", tmp_path / "ref.jsonl")
     # 12 against 0: 2 / 2**12.
     assert "A lost 12 that REF's A did not, REF's A 0 (sign test p 0.000)" in out
     assert "per deal worse in 6, better in 0, the same in 0" in out
@@ -83,16 +78,6 @@ def test_merge_splits_the_deals_by_who_lost_them(tmp_path):
         "B in both in 2, one each (the seat decided) in 1, a draw in 1"
     )
     write_run(tmp_path / "x.jsonl", run)
-    out = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "scripts" / "ismcts_duel.py"),
-            "--merge",
-            str(tmp_path / "x.jsonl"),
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    out = run_duel("--merge", tmp_path / "x.jsonl")
     assert "durak: A 4 (36.4 %" in out
     assert out.endswith("the seat decided) in 1, a draw in 1\n")
