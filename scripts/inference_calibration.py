@@ -108,7 +108,8 @@ def fitted_factor(bins: list[list[float]], minimum: int = 30) -> float | None:
         den += n * lw * lw
     if not den:
         return None
-    return min(max(PROBE ** (num / den), 0.05), 2.0)
+    factor: float = PROBE ** (num / den)
+    return min(max(factor, 0.05), 2.0)
 
 
 def print_bins(bins: list[list[float]]) -> None:
