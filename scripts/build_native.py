@@ -84,10 +84,10 @@ def build_in_place(name: str, ext_modules: list[Any], work: str, into: Path | No
 
     dist = Distribution({"name": name, "ext_modules": ext_modules})
     cmd = dist.get_command_obj("build_ext")
-    cmd.inplace = into is None  # type: ignore[attr-defined]
-    cmd.build_temp = str(ROOT / "build" / f"{work}-temp")  # type: ignore[attr-defined]
-    cmd.build_lib = str(into or ROOT / "build" / f"{work}-lib")  # type: ignore[attr-defined]
-    cmd.force = True  # type: ignore[attr-defined]
+    cmd.inplace = into is None
+    cmd.build_temp = str(ROOT / "build" / f"{work}-temp")
+    cmd.build_lib = str(into or ROOT / "build" / f"{work}-lib")
+    cmd.force = True
     dist.run_command("build_ext")
 
 

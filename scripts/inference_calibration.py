@@ -33,7 +33,7 @@ import time
 from kozyr.arena.spec import make, parse_spec
 from kozyr.bots.inference import LEVEL4_EVIDENCE, Evidence, card_weights
 from kozyr.engine.deal import Deal
-from kozyr.engine.rules import Rules
+from kozyr.engine.rules import Rules, Variant
 from kozyr.engine.state import GameState
 from kozyr.engine.view import view_of
 
@@ -55,7 +55,7 @@ def collect(
     games: int,
     seed: int,
     probes: tuple[Evidence, ...] = (LEVEL4_EVIDENCE,),
-    variant: str = "podkidnoy",
+    variant: Variant = "podkidnoy",
 ) -> list[list[list[float]]]:
     """Per probe and bin: [cards, of them in the opponent's hand, sum of
     uniform shares, sum of weights], over games of ``level`` (an arena spec)

@@ -102,6 +102,7 @@ def test_the_wheel_holds_the_compiled_modules_and_the_web_client(built):
     assert any(n.startswith("kozyr/_native__mypyc.") for n in so)
     assert "kozyr/_native_build.json" in names
     assert "kozyr/web/static/index.html" in names
+    assert "kozyr/py.typed" in names  # PEP 561: its types reach other programs
     assert not [n for n in names if n.endswith((".c", ".h"))]
 
 
@@ -263,3 +264,32 @@ def test_a_wheel_judges_staleness_by_content_not_by_time(tmp_path):
     assert native.stale_modules(engine, ["state"]) == ["state"]
     (package / "core" / "_core.cpython-311-x86_64-linux-gnu.so").write_bytes(b"")
     assert core.stale_sources(package / "core") == []  # a wheel ships no C sources
+
+
+CONSUMER = """
+from kozyr.engine.rules import Rules
+
+rules = Rules(players=2)
+players: str = rules.players
+"""
+
+
+def test_other_programs_type_check_against_the_package(tmp_path):
+    """The package says it is typed (PEP 561's ``py.typed``), so a program that
+    imports it, type-checked outside this repository, gets kozyr's own types:
+    here a wrong one is caught instead of the import being skipped as untyped."""
+    consumer = tmp_path / "consumer.py"
+    consumer.write_text(CONSUMER)
+    env = {**os.environ}
+    env.pop("PYTHONPATH", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache"), str(consumer)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert "import-untyped" not in proc.stdout, proc.stdout
+    assert 'expression has type "int", variable has type "str"' in proc.stdout, proc.stdout
+    assert proc.returncode == 1
