@@ -19,6 +19,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from hatchling.builders.config import BuilderConfig
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 
@@ -32,7 +33,7 @@ def _build_native(root: Path) -> Any:
     return module
 
 
-class NativeBuildHook(BuildHookInterface):
+class NativeBuildHook(BuildHookInterface[BuilderConfig]):
     PLUGIN_NAME = "custom"
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
