@@ -54,6 +54,7 @@ def _issue12(iterations: int, endgame_nodes: int, time_cap: float) -> IsmctsConf
         stock_eval=False,
         blind=0.0,
         own_split=0,
+        tree_inference=0.0,
     )
 
 

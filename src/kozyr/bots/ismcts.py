@@ -125,6 +125,12 @@ class IsmctsConfig(NamedTuple):
     #: hand differs between deals only after a refill from the stock, where
     #: without the split the tree plays one move order for every draw.
     own_split: int = 0
+    #: Issue 29: the inference inside the tree (0: off).  Every opponent's
+    #: move in a tree walk weighs the deal by how likely the move is with the
+    #: hand the opponent holds there (the factors of ``evidence``, raised to
+    #: this power), and the bot's own nodes below it learn with that weight:
+    #: what a reply would reveal about the hand reaches the decisions after it.
+    tree_inference: float = 0.0
 
 
 #: Level 10's search (the level table, :mod:`kozyr.bots.levels`, uses this one;
@@ -160,6 +166,24 @@ def style_tuple(style: Style) -> tuple[int, int, int, int, float, float]:
 
 
 ROLLOUT_STYLE: Final = style_tuple(SOLID)
+
+
+def _tree_evidence(config: IsmctsConfig) -> tuple[float, ...] | None:
+    """The core's factors for the inference inside the tree, in its order, or
+    None when it is off."""
+    if config.tree_inference <= 0:
+        return None
+    e = config.evidence or LEVEL4_EVIDENCE
+    factors = (
+        e.took_instead_of_cover,
+        e.covered_dearer,
+        e.covered_dearer_trump,
+        e.passed_on_rank,
+        e.led_dearer,
+        e.led_trump,
+        e.no_transfer,
+    )
+    return tuple(f**config.tree_inference for f in factors)
 
 
 def budget(config: IsmctsConfig, players: int) -> int:
@@ -223,6 +247,7 @@ def _search(
         stock_eval_weights=stock_weights() if config.stock_eval else None,
         blind=config.blind,
         own_split=config.own_split,
+        tree_evidence=_tree_evidence(config),
     )
     return RootSearch(cands, best, info["visits"], info["values"], info)
 

@@ -229,7 +229,21 @@ typedef struct {
                           deal (one class, no split); after one it holds what this
                           deal's stock gave it, and without the split its nodes play
                           one move order for every draw (strategy fusion) */
+    const double *tree_ev; /* non-NULL: the inference inside the tree.  The factors
+                          (TE_* below) by which one piece of evidence makes a card of
+                          the mover's hand less likely; every opponent's move in the
+                          tree walk multiplies the iteration's weight by the chance of
+                          that move given the hand it holds in this deal, and the
+                          searching seat's nodes below learn with that weight: what
+                          an opponent's reply says about its hand reaches the
+                          decisions after it (non-locality), as the root's deal
+                          weights do for the moves already played */
 } Params;
+
+/* The inference inside the tree: the order of its factors (kozyr/bots/inference.py's
+ * Evidence, each already raised to the power the config asks). */
+enum { TE_TOOK, TE_COVERED, TE_COVERED_TRUMP, TE_PASSED, TE_LED, TE_LED_TRUMP, TE_NO_TRANSFER,
+       TE_COUNT };
 
 /* Sequential halving at the root (Karnin, Koren & Somekh 2013; as the root of a
  * hybrid MCTS, Pepels et al. 2014): the budget is cut into ceil(log2(k)) rounds;
@@ -368,6 +382,13 @@ static double ucb(const Node *ch, double c) {
     return ch->total / ch->visits + c * sqrt(log((double)ch->avail) / ch->visits);
 }
 
+/* ucb for an own node under the inference inside the tree: the mean is weighted
+ * by the chance of the opponents' moves above it in each deal (``w`` their sum);
+ * exploration still counts the visits. */
+static double ucb_weighted(const Node *ch, double w, double c) {
+    return (w > 0 ? ch->total / w : 0) + c * sqrt(log((double)ch->avail) / ch->visits);
+}
+
 static int active_count(const KState *s) {
     int k = 0;
     for (int x = 0; x < s->n; x++) k += (s->active >> x) & 1;
@@ -394,6 +415,63 @@ static int may_widen(const Params *pp, const Node *nd) {
     return nd->kids < (limit < 1 ? 1 : limit);
 }
 
+/* Cards cheaper than each card for the level-4 player (kozyr.bots.inference's
+ * _cheaper), for evidence_of. */
+static void cheaper_masks(const KTables *t, uint64_t *out) {
+    for (int c = 0; c < 52; c++) {
+        out[c] = 0;
+        for (int x = 0; x < 52; x++)
+            if (t->cost[x] < t->cost[c]) out[c] |= 1ULL << x;
+    }
+}
+
+/* How likely the level-4 player's habits make action ``a`` with the hand its mover
+ * holds in ``s`` (before the action), against a hand with no evidence against it:
+ * the product of ev's factor over the hand's cards each kind of evidence counts
+ * against (kozyr.bots.inference.card_weights reads the same events from the
+ * history).  1 for actions that say nothing. */
+static double evidence_of(const KState *s, const KAction *a, const double *ev,
+                          const uint64_t *cheaper) {
+    uint64_t hand = s->hands[a->seat];
+    uint64_t trumps = K_SUIT_MASK[s->trump_suit], plain = ~trumps;
+    int covered = 0;
+    for (int i = 0; i < s->table_len; i++) covered += s->dfn[i] >= 0;
+    double l = 1;
+    switch (a->kind) {
+    case A_ATTACK: {
+        int c = k_low(a->cards);
+        if (!(trumps >> c & 1)) l = pow(ev[TE_LED], k_pop(hand & cheaper[c] & plain));
+        else l = pow(ev[TE_LED_TRUMP], k_pop(hand & plain));
+        break;
+    }
+    case A_DEFEND: {
+        int c = k_low(a->cards);
+        uint64_t cb = K_BEATERS[s->trump_suit][a->target] & cheaper[c];
+        l = pow(ev[TE_COVERED], k_pop(hand & cb & plain)) *
+            pow(ev[TE_COVERED_TRUMP], k_pop(hand & cb & trumps));
+        if (s->r.perevodnoy && !covered && s->table_len)
+            l *= pow(ev[TE_NO_TRANSFER], k_pop(hand & K_RANK_MASK[k_rank(s->att[0])] & ~a->cards));
+        break;
+    }
+    case A_TAKE:
+        for (int i = 0; i < s->table_len; i++) {
+            if (s->dfn[i] >= 0) continue;
+            int att = s->att[i];
+            uint64_t higher = K_SUIT_MASK[k_suit(att)] & ~((2ULL << att) - 1);
+            l *= pow(ev[TE_TOOK], k_pop(hand & higher & plain));
+        }
+        if (s->r.perevodnoy && !covered && s->table_len)
+            l *= pow(ev[TE_NO_TRANSFER], k_pop(hand & K_RANK_MASK[k_rank(s->att[0])]));
+        break;
+    case A_PASS:
+        l = pow(ev[TE_PASSED], k_pop(hand & s->table_ranks & plain));
+        break;
+    default:
+        break;
+    }
+    return l;
+}
+
 /* The search proper: fills best (an index into cands) and per-candidate visits/values. */
 static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, int ncands,
                   const Params *pp, uint64_t seed, uint32_t *visits, double *values, Stats *st,
@@ -401,7 +479,10 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
     int cap_nodes = pp->iterations + ncands + 2;
     Node *nodes = malloc(sizeof(Node) * (size_t)cap_nodes);
     Children kids = {NULL, 0, 0};
-    if (!nodes || !children_init(&kids)) {
+    /* the inference inside the tree: the weights our nodes learned with */
+    double *wsum = pp->tree_ev ? calloc((size_t)cap_nodes, sizeof(double)) : NULL;
+    if (!nodes || (pp->tree_ev && !wsum) || !children_init(&kids)) {
+        free(wsum);
         free(nodes);
         return -1;
     }
@@ -419,6 +500,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         nd->child = nd->sibling = -1;
         nd->parent = 0;
         if (!children_room(&kids, nodes)) {
+            free(wsum);
             free(kids.slot);
             free(nodes);
             return -1;
@@ -434,11 +516,15 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
     k_rng_seed(&g, seed);
     KAction acts[K_MAX_ACTIONS];
     int path[4096];
+    double path_weight[4096]; /* an own node's weight in this iteration (1: others) */
+    uint64_t cheaper[52];
+    if (pp->tree_ev) cheaper_masks(&tables, cheaper);
     double start = now();
     KSolver solver;
     int solving = 0;
     if (pp->endgame_cards > 0 && pp->endgame_nodes > 0 && !tmpl->r.cheating) {
         if (!k_solver_init(&solver, 18, tmpl, &pp->style)) {
+            free(wsum);
             free(kids.slot);
             free(nodes);
             return -1;
@@ -450,6 +536,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         halving = malloc(sizeof(Halving));
         if (!halving) {
             if (solving) k_solver_free(&solver);
+            free(wsum);
             free(kids.slot);
             free(nodes);
             return -1;
@@ -475,6 +562,8 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         if (blind) redeal_own(&s, sp->seat, &g);
         if (dbg) dbg->deal_hash[it] = deal_hash(&s);
         int node = 0, depth = 0;
+        double weight = 1; /* the chance of the opponents' moves so far in this deal */
+        path_weight[depth] = 1;
         path[depth++] = 0;
         int expanded = 0;
         while (s.phase != P_OVER && !expanded && depth < 4000 &&
@@ -502,6 +591,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                     if (score > best_score) { best_score = score; best = found; }
                 }
                 if (best < 0) break; /* nothing this hand can do is in the tree: play out */
+                path_weight[depth] = weight;
                 k_do(&s, &nodes[best].action);
                 node = best;
                 path[depth++] = node;
@@ -557,7 +647,8 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                 double c = node == 0 && pp->root_c > 0 ? pp->root_c : pp->c;
                 for (int i = 0; i < nm; i++) {
                     Node *ch = &nodes[matched[i]];
-                    double score = ucb(ch, c);
+                    double score = wsum && !opponent ? ucb_weighted(ch, wsum[matched[i]], c)
+                                                     : ucb(ch, c);
                     if (have_hint && pp->bias > 0 && same_action(&ch->action, &hint))
                         score += pp->bias / (ch->visits + 1);
                     if (opponent && have_hint && pp->opp_bias > 0 && same_action(&ch->action, &hint))
@@ -565,6 +656,12 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                     if (score > best_score) { best_score = score; best = matched[i]; }
                 }
                 if (best < 0) break; /* nothing available (cannot happen in a legal state) */
+            }
+            if (wsum && nodes[best].player != sp->seat) {
+                path_weight[depth] = 1;
+                weight *= evidence_of(&s, &nodes[best].action, pp->tree_ev, cheaper);
+            } else {
+                path_weight[depth] = weight;
             }
             k_do(&s, &nodes[best].action);
             node = best;
@@ -632,7 +729,13 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             Node *nd = &nodes[path[i]];
             if (blind && nd->player == sp->seat) continue; /* ours learn from our hand only */
             nd->visits++;
-            if (nd->player >= 0) nd->total += reward_of[nd->player];
+            if (nd->player < 0) continue;
+            if (wsum && nd->player == sp->seat) {
+                nd->total += path_weight[i] * reward_of[nd->player];
+                wsum[path[i]] += path_weight[i];
+            } else {
+                nd->total += reward_of[nd->player];
+            }
         }
         k_release(&s);
     }
@@ -659,6 +762,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         st->solver_nodes = solver.total_nodes;
         k_solver_free(&solver);
     }
+    free(wsum);
     free(kids.slot);
     if (keep) *keep = nodes; /* the caller reads the tree (debug) and frees it */
     else free(nodes);
@@ -818,6 +922,51 @@ static KEval *read_eval(PyObject *o, const char *what, int features) {
     return e;
 }
 
+/* The inference inside the tree's factors from a sequence of TE_COUNT finite floats
+ * above 0 (a fitted factor may exceed 1); 0 with a ValueError otherwise. */
+static int read_tree_evidence(PyObject *obj, double *out) {
+    PyObject *f = PySequence_Fast(obj, "tree_evidence");
+    if (!f) return 0;
+    int bad = PySequence_Fast_GET_SIZE(f) != TE_COUNT;
+    for (int i = 0; !bad && i < TE_COUNT; i++) {
+        out[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(f, i));
+        bad = PyErr_Occurred() || !(out[i] > 0 && isfinite(out[i]));
+    }
+    Py_DECREF(f);
+    if (bad) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "tree_evidence is seven finite factors above 0");
+    }
+    return !bad;
+}
+
+/* move_evidence(state, action, factors) -> float: how likely the action (a legal
+ * one, as a (seat, kind, cards, target) tuple) is with the hand its mover holds
+ * in the state, as the inference inside the tree weighs it (for tests, which
+ * compare it with kozyr.bots.inference). */
+PyObject *core_move_evidence(PyObject *mod, PyObject *args) {
+    PyObject *state_obj, *ev_o;
+    int a_seat, a_kind, a_target;
+    unsigned long long a_cards;
+    if (!PyArg_ParseTuple(args, "O(iiKi)O", &state_obj, &a_seat, &a_kind, &a_cards, &a_target,
+                          &ev_o))
+        return NULL;
+    const KState *s = k_state_of(state_obj);
+    if (!s) return NULL;
+    double ev[TE_COUNT];
+    if (!read_tree_evidence(ev_o, ev)) return NULL;
+    KAction a = {(int8_t)a_seat, (int8_t)a_kind, (int8_t)a_target, a_cards};
+    if (s->phase == P_OVER || !k_is_legal(s, &a)) {
+        PyErr_SetString(PyExc_ValueError, "move_evidence: the action is not legal");
+        return NULL;
+    }
+    KTables tables;
+    k_tables(&tables, s->trump_suit, s->r.deck, 1);
+    uint64_t cheaper[52];
+    cheaper_masks(&tables, cheaper);
+    return PyFloat_FromDouble(evidence_of(s, &a, ev, cheaper));
+}
+
 /* search(state, seat, pool, slots, deck_hidden, weights, candidates, iterations, seed,
  *        c, eps, rollout_cap, time_cap, style)
  * state: a core State agreeing with the seat's view (its hidden cards anywhere);
@@ -827,20 +976,22 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
                          "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias",
                          "debug", "root_halving", "tree_rounds", "root_c", "endgame_cards",
                          "endgame_nodes", "eval_weights", "widen", "opp_bias", "opp_split",
-                         "stock_eval_weights", "blind", "own_split", NULL};
+                         "stock_eval_weights", "blind", "own_split", "tree_evidence", NULL};
     PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o, *eval_o = Py_None;
-    PyObject *stock_o = Py_None;
+    PyObject *stock_o = Py_None, *tree_ev_o = Py_None;
     int seat, deck_hidden, iterations, rollout_cap, debug = 0, root_halving = 0, tree_rounds = 0;
     int endgame_cards = 0, endgame_nodes = 0, opp_split = 0, own_split = 0;
     unsigned long long pool, seed;
     double c, eps, time_cap, bias = 0, root_c = 0, widen = 0, opp_bias = 0, blind = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOddiOdi", kw, &state_obj, &seat,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOddiOdiO", kw, &state_obj, &seat,
                                      &pool, &slots_o, &deck_hidden, &weights_o, &cands_o,
                                      &iterations, &seed, &c, &eps, &rollout_cap, &time_cap, &style_o,
                                      &bias, &debug, &root_halving, &tree_rounds, &root_c,
                                      &endgame_cards, &endgame_nodes, &eval_o, &widen, &opp_bias,
-                                     &opp_split, &stock_o, &blind, &own_split))
+                                     &opp_split, &stock_o, &blind, &own_split, &tree_ev_o))
         return NULL;
+    double tree_ev[TE_COUNT];
+    if (tree_ev_o != Py_None && !read_tree_evidence(tree_ev_o, tree_ev)) return NULL;
     if (tree_rounds < 0 || root_c < 0 || widen < 0 || opp_bias < 0 || c < 0 || eps < 0 ||
         eps > 1 || endgame_cards < 0 || endgame_nodes < 0 || opp_split < 0 || opp_split > 13 ||
         own_split < 0 || own_split > 13 || !(blind >= 0 && blind < 1)) {
@@ -908,7 +1059,8 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
             goto done;
         Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att},
                      bias, root_halving, tree_rounds, root_c, endgame_cards, endgame_nodes, eval,
-                     widen, opp_bias, opp_split, stock_eval, blind, own_split};
+                     widen, opp_bias, opp_split, stock_eval, blind, own_split,
+                     tree_ev_o != Py_None ? tree_ev : NULL};
         Stats st = {0};
         int best;
         Debug *dbg = NULL;

@@ -19,4 +19,5 @@ PyObject *core_sample_deals(PyObject *mod, PyObject *args);
 PyObject *core_solve(PyObject *mod, PyObject *args);
 PyObject *core_eval_features(PyObject *mod, PyObject *arg);
 PyObject *core_stock_features(PyObject *mod, PyObject *arg);
+PyObject *core_move_evidence(PyObject *mod, PyObject *args);
 #endif
