@@ -169,20 +169,11 @@ ROLLOUT_STYLE: Final = style_tuple(SOLID)
 
 
 def _tree_evidence(config: IsmctsConfig) -> tuple[float, ...] | None:
-    """The core's factors for the inference inside the tree, in its order, or
-    None when it is off."""
+    """The core's factors for the inference inside the tree (``Evidence``'s
+    fields, in their order, as the core reads them), or None when it is off."""
     if config.tree_inference <= 0:
         return None
-    e = config.evidence or LEVEL4_EVIDENCE
-    factors = (
-        e.took_instead_of_cover,
-        e.covered_dearer,
-        e.covered_dearer_trump,
-        e.passed_on_rank,
-        e.led_dearer,
-        e.led_trump,
-        e.no_transfer,
-    )
+    factors = dataclasses.astuple(config.evidence or LEVEL4_EVIDENCE)
     return tuple(f**config.tree_inference for f in factors)
 
 

@@ -240,8 +240,8 @@ typedef struct {
                           weights do for the moves already played */
 } Params;
 
-/* The inference inside the tree: the order of its factors (kozyr/bots/inference.py's
- * Evidence, each already raised to the power the config asks). */
+/* The inference inside the tree: the order of its factors (the fields of
+ * kozyr/bots/inference.py's Evidence, each already raised to the power the config asks). */
 enum { TE_TOOK, TE_COVERED, TE_COVERED_TRUMP, TE_PASSED, TE_LED, TE_LED_TRUMP, TE_NO_TRANSFER,
        TE_COUNT };
 
@@ -434,8 +434,10 @@ static double evidence_of(const KState *s, const KAction *a, const double *ev,
                           const uint64_t *cheaper) {
     uint64_t hand = s->hands[a->seat];
     uint64_t trumps = K_SUIT_MASK[s->trump_suit], plain = ~trumps;
-    int covered = 0;
-    for (int i = 0; i < s->table_len; i++) covered += s->dfn[i] >= 0;
+    /* perevodnoy before any cover: the led rank's cards could have been transferred */
+    uint64_t transfer_rank = s->r.perevodnoy && s->table_len && s->uncovered == s->table_len
+                                 ? K_RANK_MASK[k_rank(s->att[0])]
+                                 : 0;
     double l = 1;
     switch (a->kind) {
     case A_ATTACK: {
@@ -448,9 +450,8 @@ static double evidence_of(const KState *s, const KAction *a, const double *ev,
         int c = k_low(a->cards);
         uint64_t cb = K_BEATERS[s->trump_suit][a->target] & cheaper[c];
         l = pow(ev[TE_COVERED], k_pop(hand & cb & plain)) *
-            pow(ev[TE_COVERED_TRUMP], k_pop(hand & cb & trumps));
-        if (s->r.perevodnoy && !covered && s->table_len)
-            l *= pow(ev[TE_NO_TRANSFER], k_pop(hand & K_RANK_MASK[k_rank(s->att[0])] & ~a->cards));
+            pow(ev[TE_COVERED_TRUMP], k_pop(hand & cb & trumps)) *
+            pow(ev[TE_NO_TRANSFER], k_pop(hand & transfer_rank & ~a->cards));
         break;
     }
     case A_TAKE:
@@ -460,8 +461,7 @@ static double evidence_of(const KState *s, const KAction *a, const double *ev,
             uint64_t higher = K_SUIT_MASK[k_suit(att)] & ~((2ULL << att) - 1);
             l *= pow(ev[TE_TOOK], k_pop(hand & higher & plain));
         }
-        if (s->r.perevodnoy && !covered && s->table_len)
-            l *= pow(ev[TE_NO_TRANSFER], k_pop(hand & K_RANK_MASK[k_rank(s->att[0])]));
+        l *= pow(ev[TE_NO_TRANSFER], k_pop(hand & transfer_rank));
         break;
     case A_PASS:
         l = pow(ev[TE_PASSED], k_pop(hand & s->table_ranks & plain));
