@@ -376,18 +376,16 @@ static void redeal_own(KState *s, int seat, KRng *g) {
     for (int i = own; i < m; i++) s->stock[1 + i - own] = pool[i];
 }
 
-/* A visited child's UCB score: its mean reward plus exploration ``c`` over the
- * deals in which it was available. */
-static double ucb(const Node *ch, double c) {
-    return ch->total / ch->visits + c * sqrt(log((double)ch->avail) / ch->visits);
-}
-
-/* ucb for an own node under the inference inside the tree: the mean is weighted
- * by the chance of the opponents' moves above it in each deal (``w`` their sum);
- * exploration still counts the visits. */
+/* A visited child's UCB score: its mean reward, ``total`` over ``w`` (its
+ * visits, or under the inference inside the tree the summed weights of the
+ * deals it learned from), plus exploration ``c`` over the deals in which it was
+ * available; exploration counts the visits either way. */
 static double ucb_weighted(const Node *ch, double w, double c) {
     return (w > 0 ? ch->total / w : 0) + c * sqrt(log((double)ch->avail) / ch->visits);
 }
+
+/* ucb_weighted with every deal of weight one: the plain UCB score. */
+static double ucb(const Node *ch, double c) { return ucb_weighted(ch, ch->visits, c); }
 
 static int active_count(const KState *s) {
     int k = 0;
