@@ -455,9 +455,8 @@ static double evidence_of(const KState *s, const KAction *a, const double *ev,
     case A_TAKE:
         for (int i = 0; i < s->table_len; i++) {
             if (s->dfn[i] >= 0) continue;
-            int att = s->att[i];
-            uint64_t higher = K_SUIT_MASK[k_suit(att)] & ~((2ULL << att) - 1);
-            l *= pow(ev[TE_TOOK], k_pop(hand & higher & plain));
+            /* the plain cards that beat it: its suit's higher cards, never a trump */
+            l *= pow(ev[TE_TOOK], k_pop(hand & K_BEATERS[s->trump_suit][s->att[i]] & plain));
         }
         l *= pow(ev[TE_NO_TRANSFER], k_pop(hand & transfer_rank));
         break;
