@@ -27,7 +27,8 @@ the inner JSON describes, so that a duel can tell in which part of the game
 a larger budget gains: while hands are hidden, or only once they are known.
 ``"evidence": {...}``
 gives the inference's factors by name (:class:`kozyr.bots.inference.Evidence`;
-``inference_calibration.py --by-kind`` measures them for a level).
+``inference_calibration.py --by-kind`` measures them for a level);
+``"tree_evidence": {...}`` the same for the inference inside the tree only.
 
 With ``"base": "is10"`` (a frozen issue-12 level, ``is5``..``is10``)
 or ``"base": "10"`` (a level of today's table) the fields override that
@@ -80,8 +81,9 @@ def config_of(side: str) -> IsmctsConfig:
     fields.pop("stock_at_most", None)
     base = fields.pop("base", None)
     scale = int(fields.pop("scale", 1))
-    if "evidence" in fields:
-        fields["evidence"] = Evidence(**fields["evidence"])
+    for key in ("evidence", "tree_evidence"):
+        if key in fields:
+            fields[key] = Evidence(**fields[key])
     if base is None:
         fields = {"endgame_nodes": 25_000, "time_cap": 60.0, **fields}
         cfg = IsmctsConfig(**fields)

@@ -14,9 +14,28 @@ from .test_flat_mc import seeded_views
 
 needs_core = pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
 
-#: Issue 29's knobs, every one off (halving .. tree_inference), as they are
+#: Issue 29's knobs, every one off (halving .. tree_evidence), as they are
 #: in the frozen levels.
-ISSUE29_OFF = (False, 0, 0.0, 0, 2000, False, 0.0, 0.0, 0, 1, 1.0, None, False, False, 0.0, 0, 0.0)
+ISSUE29_OFF = (
+    False,
+    0,
+    0.0,
+    0,
+    2000,
+    False,
+    0.0,
+    0.0,
+    0,
+    1,
+    1.0,
+    None,
+    False,
+    False,
+    0.0,
+    0,
+    0.0,
+    None,
+)
 #: Every field of levels 5-10's search as issue 12 shipped it.
 ISSUE12 = {
     5: (250, 500, 0.5, 0.7, 0.05, 0.0, True, 4, *ISSUE29_OFF),

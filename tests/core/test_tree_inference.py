@@ -6,6 +6,7 @@ game's history, and with factors that say nothing the search must not change."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 
@@ -125,3 +126,18 @@ def test_the_weights_change_the_tree_and_stay_reproducible() -> None:
     squared = _tree_evidence(config._replace(tree_inference=2.0))
     assert squared is not None
     assert squared[0] == pytest.approx(LEVEL4_EVIDENCE.took_instead_of_cover**2)
+
+
+@needs_core
+def test_the_tree_can_read_with_factors_of_its_own() -> None:
+    # tree_evidence sets the tree's factors apart from the root's: neutral ones
+    # in the tree leave the search plain while the root still reads the game.
+    neutral = Evidence(*([1.0] * 7))
+    fitted = Evidence(took_instead_of_cover=0.6)
+    config = CONFIG._replace(iterations=2_000, tree_inference=1.0, evidence=fitted)
+    assert _tree_evidence(config) == dataclasses.astuple(fitted)
+    assert _tree_evidence(config._replace(tree_evidence=neutral)) == (1.0,) * 7
+    for view in choice_views(Rules(players=2), 4, seed=17, base_steps=12):
+        plain = search_root(view, 7, config._replace(tree_inference=0.0))
+        apart = search_root(view, 7, config._replace(tree_evidence=neutral))
+        assert (apart.best, apart.visits) == (plain.best, plain.visits)

@@ -55,6 +55,7 @@ def _issue12(iterations: int, endgame_nodes: int, time_cap: float) -> IsmctsConf
         blind=0.0,
         own_split=0,
         tree_inference=0.0,
+        tree_evidence=None,
     )
 
 

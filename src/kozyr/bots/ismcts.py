@@ -131,6 +131,10 @@ class IsmctsConfig(NamedTuple):
     #: this power), and the bot's own nodes below it learn with that weight:
     #: what a reply would reveal about the hand reaches the decisions after it.
     tree_inference: float = 0.0
+    #: Issue 29: the factors of the inference inside the tree, when they are not
+    #: those the root reads the game with (None: ``evidence``'s): the tree's
+    #: replies come from a search as large as ours, not from the opponent.
+    tree_evidence: Evidence | None = None
 
 
 #: Level 10's search (the level table, :mod:`kozyr.bots.levels`, uses this one;
@@ -173,7 +177,7 @@ def _tree_evidence(config: IsmctsConfig) -> tuple[float, ...] | None:
     fields, in their order, as the core reads them), or None when it is off."""
     if config.tree_inference <= 0:
         return None
-    factors = dataclasses.astuple(config.evidence or LEVEL4_EVIDENCE)
+    factors = dataclasses.astuple(config.tree_evidence or config.evidence or LEVEL4_EVIDENCE)
     return tuple(f**config.tree_inference for f in factors)
 
 
