@@ -62,7 +62,7 @@ def random_position(rules: Rules, seed: int, steps: int) -> GameState:
 def choice_views(rules: Rules, count: int, seed: int = 0, base_steps: int = 8) -> list[View]:
     """Views of the seat to move in mid-game positions with a real choice
     (``base_steps`` plus a few dozen random actions into seeded games)."""
-    out = []
+    out: list[View] = []
     while len(out) < count:
         state = random_position(rules, seed, base_steps + seed * 7 % 40)
         seed += 1
