@@ -141,3 +141,26 @@ def test_the_tree_can_read_with_factors_of_its_own() -> None:
         plain = search_root(view, 7, config._replace(tree_inference=0.0))
         apart = search_root(view, 7, config._replace(tree_evidence=neutral))
         assert (apart.best, apart.visits) == (plain.best, plain.visits)
+
+
+@needs_core
+def test_the_debug_figures_say_how_far_the_weights_thin_the_deals() -> None:
+    config = CONFIG._replace(iterations=6_000, tree_inference=1.0)
+    neutral = config._replace(evidence=Evidence(*([1.0] * 7)))
+    thinned = 0
+    for view in choice_views(Rules(players=2), 4, seed=5, base_steps=8):
+        root = search_root(view, 3, config, debug=True)
+        assert root.visits == search_root(view, 3, config).visits  # figures change nothing
+        rows = root.info["debug"]["tree_weights"]
+        by_depth = {int(depth): (share, mean) for depth, _, share, mean in rows}
+        assert by_depth[1] == (pytest.approx(1.0), pytest.approx(1.0))  # no reply above
+        for share, mean in by_depth.values():
+            assert 0 < share <= 1 + 1e-9 and 0 < mean <= 1 + 1e-9
+        thinned += any(mean < 0.99 for _, mean in by_depth.values())
+        for _, _, share, mean in search_root(view, 3, neutral, debug=True).info["debug"][
+            "tree_weights"
+        ]:
+            assert (share, mean) == (pytest.approx(1.0), pytest.approx(1.0))
+        plain = search_root(view, 3, config._replace(tree_inference=0.0), debug=True)
+        assert plain.info["debug"]["tree_weights"] is None
+    assert thinned >= 3

@@ -343,6 +343,12 @@ typedef struct {
     long long over_in_tree;        /* iterations whose game ended inside the tree */
     long long endgame_leaves;      /* playouts from an empty stock with two sides left */
     long long playout_from_round;  /* playouts starting in a later round than the root's */
+    /* the inference inside the tree: per own node the sum of squared deal weights,
+     * then per depth (visit-weighted over own nodes of min_visits) the effective
+     * share of its deals, (sum w)^2 / (visits sum w^2), and the mean weight */
+    double *wsq;
+    int weights_on;
+    double w_visits[DBG_DEPTHS], w_share[DBG_DEPTHS], w_mean[DBG_DEPTHS];
 } Debug;
 
 /* A hash of a determinization: every hand and the stock, in order. */
@@ -469,6 +475,28 @@ static double evidence_of(const KState *s, const KAction *a, const double *ev,
     return l;
 }
 
+#define DBG_MIN_VISITS 100
+/* Debug: how far the inference inside the tree thins each own node's deals, by
+ * depth (plies below the root), over own nodes visited at least DBG_MIN_VISITS
+ * times; frees dbg->wsq. */
+static void tree_weight_figures(Debug *dbg, const Node *nodes, const double *wsum, int used,
+                                int seat) {
+    dbg->weights_on = 1;
+    for (int i = 1; i < used; i++) {
+        const Node *nd = &nodes[i];
+        if (nd->player != seat || nd->visits < DBG_MIN_VISITS || dbg->wsq[i] <= 0) continue;
+        int depth = 0;
+        for (int p = i; p != 0; p = nodes[p].parent) depth++;
+        if (depth >= DBG_DEPTHS) depth = DBG_DEPTHS - 1;
+        double v = nd->visits;
+        dbg->w_visits[depth] += v;
+        dbg->w_share[depth] += v * wsum[i] * wsum[i] / (v * dbg->wsq[i]);
+        dbg->w_mean[depth] += wsum[i];
+    }
+    free(dbg->wsq);
+    dbg->wsq = NULL;
+}
+
 /* The search proper: fills best (an index into cands) and per-candidate visits/values. */
 static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, int ncands,
                   const Params *pp, uint64_t seed, uint32_t *visits, double *values, Stats *st,
@@ -478,6 +506,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
     Children kids = {NULL, 0, 0};
     /* the inference inside the tree: the weights our nodes learned with */
     double *wsum = pp->tree_ev ? calloc((size_t)cap_nodes, sizeof(double)) : NULL;
+    if (dbg && wsum) dbg->wsq = calloc((size_t)cap_nodes, sizeof(double)); /* NULL: no figures */
     if (!nodes || (pp->tree_ev && !wsum) || !children_init(&kids)) {
         free(wsum);
         free(nodes);
@@ -730,6 +759,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             if (wsum && nd->player == sp->seat) {
                 nd->total += path_weight[i] * reward_of[nd->player];
                 wsum[path[i]] += path_weight[i];
+                if (dbg && dbg->wsq) dbg->wsq[path[i]] += path_weight[i] * path_weight[i];
             } else {
                 nd->total += reward_of[nd->player];
             }
@@ -759,6 +789,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         st->solver_nodes = solver.total_nodes;
         k_solver_free(&solver);
     }
+    if (dbg && dbg->wsq) tree_weight_figures(dbg, nodes, wsum, used, sp->seat);
     free(wsum);
     free(kids.slot);
     if (keep) *keep = nodes; /* the caller reads the tree (debug) and frees it */
@@ -813,17 +844,35 @@ static PyObject *debug_dict(const Debug *dbg, const Node *nodes, int used, int i
     for (int i = 0; i < DBG_DEPTHS; i++) PyList_SET_ITEM(depths, i, PyLong_FromLongLong(dbg->depth_hist[i]));
     for (int i = 0; i < DBG_ROUNDS; i++) PyList_SET_ITEM(rounds, i, PyLong_FromLongLong(dbg->rounds_hist[i]));
     for (int i = 0; i < ncands; i++) PyList_SET_ITEM(half, i, PyLong_FromUnsignedLong(dbg->half_visits[i]));
+    PyObject *weights; /* [depth, visits, effective share, mean weight] per depth, or None */
+    if (!dbg->weights_on) {
+        weights = Py_None;
+        Py_INCREF(Py_None);
+    } else {
+        weights = PyList_New(0);
+        for (int d = 0; weights && d < DBG_DEPTHS; d++) {
+            if (dbg->w_visits[d] <= 0) continue;
+            double v = dbg->w_visits[d];
+            PyObject *row = Py_BuildValue("[i,d,d,d]", d, v, dbg->w_share[d] / v, dbg->w_mean[d] / v);
+            if (!row || PyList_Append(weights, row) < 0) Py_CLEAR(weights);
+            Py_XDECREF(row);
+        }
+    }
+    if (!weights) {
+        Py_DECREF(depths); Py_DECREF(rounds); Py_DECREF(half);
+        return NULL;
+    }
     double oc, och, oef, mc, mch, mef;
-    uint32_t min_visits = 100;
+    uint32_t min_visits = DBG_MIN_VISITS;
     branching(nodes, used, seat, 1, min_visits, &oc, &och, &oef);
     branching(nodes, used, seat, 0, min_visits, &mc, &mch, &mef);
     return Py_BuildValue(
-        "{s:i,s:N,s:N,s:N,s:L,s:L,s:L,s:{s:d,s:d,s:d},s:{s:d,s:d,s:d},s:i}", "distinct_deals",
+        "{s:i,s:N,s:N,s:N,s:L,s:L,s:L,s:{s:d,s:d,s:d},s:{s:d,s:d,s:d},s:i,s:N}", "distinct_deals",
         distinct, "depths", depths, "rounds", rounds, "half_visits", half, "over_in_tree",
         dbg->over_in_tree, "endgame_leaves", dbg->endgame_leaves, "playout_from_later_round",
         dbg->playout_from_round, "opponent_nodes", "count", oc, "children", och, "effective", oef,
         "own_nodes", "count", mc, "children", mch, "effective", mef, "branching_min_visits",
-        (int)min_visits);
+        (int)min_visits, "tree_weights", weights);
 }
 
 /* The deal sampler of ``seat`` from Python arguments; 0 with an exception set.
@@ -1083,6 +1132,7 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
             free(tree);
             free(dbg->deal_hash);
             free(dbg->half_visits);
+            free(dbg->wsq);
             free(dbg);
             if (best >= 0 && !extra) goto done;
         }
