@@ -488,9 +488,10 @@ static void tree_weight_figures(Debug *dbg, const Node *nodes, const double *wsu
         int depth = 0;
         for (int p = i; p != 0; p = nodes[p].parent) depth++;
         if (depth >= DBG_DEPTHS) depth = DBG_DEPTHS - 1;
-        double v = nd->visits;
-        dbg->w_visits[depth] += v;
-        dbg->w_share[depth] += v * wsum[i] * wsum[i] / (v * dbg->wsq[i]);
+        /* summed times the node's visits: the effective share (sum w)^2 / (n sum w^2)
+         * times n, and the mean weight sum w / n times n */
+        dbg->w_visits[depth] += nd->visits;
+        dbg->w_share[depth] += wsum[i] * wsum[i] / dbg->wsq[i];
         dbg->w_mean[depth] += wsum[i];
     }
     free(dbg->wsq);
