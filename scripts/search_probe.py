@@ -165,6 +165,7 @@ def probe(view: View, seed: int, config: IsmctsConfig) -> dict[str, Any]:
         "own_children": _ratio(dbg["own_nodes"], "children"),
         "own_effective": _ratio(dbg["own_nodes"], "effective"),
         **_tree_weights(dbg["tree_weights"]),
+        **_classes(dbg["opponent_classes"]),
         "seconds": 0.0,
     }
 
@@ -183,6 +184,15 @@ def _tree_weights(rows: list[list[float]] | None) -> dict[str, float]:
                 sum(r[1] * r[col] for r in picked) / visits if visits else float("nan")
             )
     return out
+
+
+def _classes(figures: dict[str, float] | None) -> dict[str, float]:
+    """With ``opponent_shrink``: over the opponents' replies of 100 visits or
+    more, the classes of hand each was played with, and how far a class's mean
+    lies from the reply's mean over every deal (nan without the knob)."""
+    if not figures or not figures["replies"]:
+        return {"reply_classes": float("nan"), "class_gap": float("nan")}
+    return {"reply_classes": figures["classes_per_reply"], "class_gap": figures["mean_gap"]}
 
 
 def _ratio(d: dict[str, float], key: str) -> float:
@@ -219,6 +229,8 @@ def summarize(rows: list[dict[str, Any]], base: list[dict[str, Any]] | None) -> 
             "weight_mean",
             "weight_share_deep",
             "weight_mean_deep",
+            "reply_classes",
+            "class_gap",
             "seconds",
         )
     }

@@ -55,6 +55,7 @@ ISSUE29_OFF = {
     "own_split": 0,
     "tree_inference": 0.0,
     "tree_evidence": None,
+    "opponent_shrink": 0.0,
 }
 
 #: (action, method, value of the chosen action, iterations) of is5 and is10 in

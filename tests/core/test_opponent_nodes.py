@@ -67,3 +67,43 @@ def test_widening_is_deterministic_and_checked() -> None:
     split = config._replace(widening=0.0, opponent_split=3)
     first, second = search_root(view, 7, split), search_root(view, 7, split)
     assert (first.best, first.visits) == (second.best, second.visits)
+
+
+@needs_core
+def test_the_shrink_scores_replies_by_the_hands_class_without_splitting_the_tree() -> None:
+    # opponent_split gives every class of hand its own child (the test above);
+    # the shrink keeps one child per reply, and learns its value per class too.
+    plain, _ = tree_children(CONFIG)
+    shrunk, _ = tree_children(CONFIG._replace(opponent_shrink=10.0))
+    assert shrunk["opponent_nodes"] < 1.2 * plain["opponent_nodes"]
+    mixed = 0
+    for view in choice_views(Rules(players=2), 4, seed=11, base_steps=10):
+        off = search_root(view, 1, CONFIG, debug=True)
+        assert off.info["debug"]["opponent_classes"] is None
+        on = search_root(view, 1, CONFIG._replace(opponent_shrink=10.0), debug=True)
+        classes = on.info["debug"]["opponent_classes"]
+        assert classes["replies"] > 0
+        # every visit of a reply is one of its class's (nothing lost, nothing twice)
+        assert classes["class_visits_share"] == 1.0
+        if classes["classes_per_reply"] > 1:
+            # hands of several classes: their means differ from the reply's
+            # mean over all its deals, and steer the search
+            mixed += 1
+            assert classes["mean_gap"] > 0
+            assert on.visits != off.visits
+        else:
+            # every deal gives the opponent as many trumps (here: the trumps
+            # are all accounted for): one class, the plain search
+            assert classes["mean_gap"] == 0
+            assert on.visits == off.visits
+    assert mixed >= 3
+
+
+@needs_core
+def test_the_shrink_is_deterministic_and_checked() -> None:
+    view = choice_views(Rules(players=2), 1, seed=5)[0]
+    config = CONFIG._replace(opponent_shrink=3.0)
+    first, second = search_root(view, 7, config), search_root(view, 7, config)
+    assert (first.best, first.visits) == (second.best, second.visits)
+    with pytest.raises(ValueError, match="opp_shrink"):
+        search_root(view, 7, config._replace(opponent_shrink=-1.0))

@@ -56,6 +56,7 @@ def _issue12(iterations: int, endgame_nodes: int, time_cap: float) -> IsmctsConf
         own_split=0,
         tree_inference=0.0,
         tree_evidence=None,
+        opponent_shrink=0.0,
     )
 
 

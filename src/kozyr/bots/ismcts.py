@@ -135,6 +135,12 @@ class IsmctsConfig(NamedTuple):
     #: those the root reads the game with (None: ``evidence``'s): the tree's
     #: replies come from a search as large as ours, not from the opponent.
     tree_evidence: Evidence | None = None
+    #: Issue 29: an opponent's reply in the tree is scored by the deals in which
+    #: the opponent held as many trumps (0, 1, 2 or 3+), that mean shrunk towards
+    #: the reply's mean over every deal with this many pseudo-visits (0: off):
+    #: the tree's opponents choose by what they hold while the subtree below
+    #: stays shared (``opponent_split`` splits it, and thins its statistics).
+    opponent_shrink: float = 0.0
 
 
 #: Level 10's search (the level table, :mod:`kozyr.bots.levels`, uses this one;
@@ -243,6 +249,7 @@ def _search(
         blind=config.blind,
         own_split=config.own_split,
         tree_evidence=_tree_evidence(config),
+        opp_shrink=config.opponent_shrink,
     )
     return RootSearch(cands, best, info["visits"], info["values"], info)
 

@@ -238,7 +238,17 @@ typedef struct {
                           an opponent's reply says about its hand reaches the
                           decisions after it (non-locality), as the root's deal
                           weights do for the moves already played */
+    double opp_shrink; /* > 0: an opponent's reply is scored by the deals in which the
+                          opponent held a hand of the same class (its trumps, capped
+                          at SHRINK_CLASSES - 1), that mean shrunk towards the
+                          reply's mean over all deals with opp_shrink pseudo-visits:
+                          the tree's opponents choose by what they hold, as opp_split
+                          meant them to, while every class shares one subtree below
+                          (opp_split's children split it, and thin its statistics) */
 } Params;
+
+/* The classes of opp_shrink: an opponent's hand with 0, 1, 2 or 3+ trumps. */
+#define SHRINK_CLASSES 4
 
 /* The inference inside the tree: the order of its factors (the fields of
  * kozyr/bots/inference.py's Evidence, each already raised to the power the config asks). */
@@ -349,6 +359,12 @@ typedef struct {
     double *wsq;
     int weights_on;
     double w_visits[DBG_DEPTHS], w_share[DBG_DEPTHS], w_mean[DBG_DEPTHS];
+    /* opp_shrink: over the opponents' replies of min_visits, how many there are,
+     * their classes with a visit, the visits the classes hold against the
+     * replies' own, and the visit-weighted gap between a class's mean and the
+     * reply's pooled mean (how far the hand's class moves a reply's value) */
+    int shrink_on;
+    double sh_replies, sh_classes, sh_class_visits, sh_visits, sh_gap;
 } Debug;
 
 /* A hash of a determinization: every hand and the stock, in order. */
@@ -498,6 +514,27 @@ static void tree_weight_figures(Debug *dbg, const Node *nodes, const double *wsu
     dbg->wsq = NULL;
 }
 
+/* Debug: the opp_shrink figures of the Debug struct, over the opponents'
+ * replies visited at least DBG_MIN_VISITS times. */
+static void shrink_figures(Debug *dbg, const Node *nodes, const uint32_t *cls_visits,
+                           const double *cls_total, int used, int seat) {
+    dbg->shrink_on = 1;
+    for (int i = 1; i < used; i++) {
+        const Node *nd = &nodes[i];
+        if (nd->player < 0 || nd->player == seat || nd->visits < DBG_MIN_VISITS) continue;
+        double pooled = nd->total / nd->visits;
+        dbg->sh_replies++;
+        dbg->sh_visits += nd->visits;
+        for (int c = 0; c < SHRINK_CLASSES; c++) {
+            uint32_t n = cls_visits[(size_t)i * SHRINK_CLASSES + (size_t)c];
+            if (!n) continue;
+            dbg->sh_classes++;
+            dbg->sh_class_visits += n;
+            dbg->sh_gap += n * fabs(cls_total[(size_t)i * SHRINK_CLASSES + (size_t)c] / n - pooled);
+        }
+    }
+}
+
 /* The search proper: fills best (an index into cands) and per-candidate visits/values. */
 static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, int ncands,
                   const Params *pp, uint64_t seed, uint32_t *visits, double *values, Stats *st,
@@ -508,11 +545,19 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
     /* the inference inside the tree: the weights our nodes learned with */
     double *wsum = pp->tree_ev ? calloc((size_t)cap_nodes, sizeof(double)) : NULL;
     if (dbg && wsum) dbg->wsq = calloc((size_t)cap_nodes, sizeof(double)); /* NULL: no figures */
-    if (!nodes || (pp->tree_ev && !wsum) || !children_init(&kids)) {
+    /* opp_shrink: each node's visits and rewards per class of its mover's hand */
+    size_t shrink_cells = pp->opp_shrink > 0 ? (size_t)cap_nodes * SHRINK_CLASSES : 0;
+    uint32_t *cls_visits = shrink_cells ? calloc(shrink_cells, sizeof(uint32_t)) : NULL;
+    double *cls_total = shrink_cells ? calloc(shrink_cells, sizeof(double)) : NULL;
+    if (!nodes || (pp->tree_ev && !wsum) || (shrink_cells && (!cls_visits || !cls_total)) ||
+        !children_init(&kids)) {
+        free(cls_visits);
+        free(cls_total);
         free(wsum);
         free(nodes);
         return -1;
     }
+    int path_cls[4096]; /* the class a step's opponent chose in (-1: not scored by class) */
     int used = 1;
     memset(&nodes[0], 0, sizeof(Node));
     nodes[0].child = nodes[0].sibling = nodes[0].parent = -1;
@@ -527,6 +572,8 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         nd->child = nd->sibling = -1;
         nd->parent = 0;
         if (!children_room(&kids, nodes)) {
+            free(cls_visits);
+            free(cls_total);
             free(wsum);
             free(kids.slot);
             free(nodes);
@@ -551,6 +598,8 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
     int solving = 0;
     if (pp->endgame_cards > 0 && pp->endgame_nodes > 0 && !tmpl->r.cheating) {
         if (!k_solver_init(&solver, 18, tmpl, &pp->style)) {
+            free(cls_visits);
+            free(cls_total);
             free(wsum);
             free(kids.slot);
             free(nodes);
@@ -563,6 +612,8 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         halving = malloc(sizeof(Halving));
         if (!halving) {
             if (solving) k_solver_free(&solver);
+            free(cls_visits);
+            free(cls_total);
             free(wsum);
             free(kids.slot);
             free(nodes);
@@ -591,6 +642,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         int node = 0, depth = 0;
         double weight = 1; /* the chance of the opponents' moves so far in this deal */
         path_weight[depth] = 1;
+        path_cls[depth] = -1;
         path[depth++] = 0;
         int expanded = 0;
         while (s.phase != P_OVER && !expanded && depth < 4000 &&
@@ -608,6 +660,8 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             int opponent = node != 0 && k > 0 && acts[0].seat != sp->seat;
             int cls = node == 0 || k == 0 ? 0
                       : hand_class(opponent ? pp->opp_split : pp->own_split, &s, acts[0].seat);
+            int shrink_cls = cls_visits && opponent ? hand_class(SHRINK_CLASSES - 1, &s, acts[0].seat)
+                                                    : -1;
             if (blind && !opponent) { /* our node with a hand we do not hold: look, not learn */
                 double best_score = -1e300;
                 for (int i = 0; i < k; i++) {
@@ -619,6 +673,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                 }
                 if (best < 0) break; /* nothing this hand can do is in the tree: play out */
                 path_weight[depth] = weight;
+                path_cls[depth] = -1;
                 k_do(&s, &nodes[best].action);
                 node = best;
                 path[depth++] = node;
@@ -676,6 +731,13 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                     Node *ch = &nodes[matched[i]];
                     double score = wsum && !opponent ? ucb_weighted(ch, wsum[matched[i]], c)
                                                      : ucb(ch, c);
+                    if (shrink_cls >= 0) { /* the class's mean in place of the pooled one */
+                        size_t at = (size_t)matched[i] * SHRINK_CLASSES + (size_t)shrink_cls;
+                        double pooled = ch->total / ch->visits;
+                        score += (cls_total[at] + pp->opp_shrink * pooled) /
+                                     (cls_visits[at] + pp->opp_shrink) -
+                                 pooled;
+                    }
                     if (have_hint && pp->bias > 0 && same_action(&ch->action, &hint))
                         score += pp->bias / (ch->visits + 1);
                     if (opponent && have_hint && pp->opp_bias > 0 && same_action(&ch->action, &hint))
@@ -690,6 +752,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             } else {
                 path_weight[depth] = weight;
             }
+            path_cls[depth] = shrink_cls;
             k_do(&s, &nodes[best].action);
             node = best;
             path[depth++] = node;
@@ -764,6 +827,11 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             } else {
                 nd->total += reward_of[nd->player];
             }
+            if (path_cls[i] >= 0) {
+                size_t at = (size_t)path[i] * SHRINK_CLASSES + (size_t)path_cls[i];
+                cls_visits[at]++;
+                cls_total[at] += reward_of[nd->player];
+            }
         }
         k_release(&s);
     }
@@ -791,6 +859,9 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         k_solver_free(&solver);
     }
     if (dbg && dbg->wsq) tree_weight_figures(dbg, nodes, wsum, used, sp->seat);
+    if (dbg && cls_visits) shrink_figures(dbg, nodes, cls_visits, cls_total, used, sp->seat);
+    free(cls_visits);
+    free(cls_total);
     free(wsum);
     free(kids.slot);
     if (keep) *keep = nodes; /* the caller reads the tree (debug) and frees it */
@@ -859,7 +930,19 @@ static PyObject *debug_dict(const Debug *dbg, const Node *nodes, int used, int i
             Py_XDECREF(row);
         }
     }
-    if (!weights) {
+    PyObject *classes; /* opp_shrink's figures, or None */
+    if (!dbg->shrink_on) {
+        classes = Py_None;
+        Py_INCREF(Py_None);
+    } else {
+        double r = dbg->sh_replies, v = dbg->sh_visits;
+        classes = Py_BuildValue("{s:d,s:d,s:d,s:d}", "replies", r, "classes_per_reply",
+                                r > 0 ? dbg->sh_classes / r : 0, "class_visits_share",
+                                v > 0 ? dbg->sh_class_visits / v : 0, "mean_gap",
+                                v > 0 ? dbg->sh_gap / v : 0);
+    }
+    if (!weights || !classes) {
+        Py_XDECREF(weights); Py_XDECREF(classes);
         Py_DECREF(depths); Py_DECREF(rounds); Py_DECREF(half);
         return NULL;
     }
@@ -868,12 +951,12 @@ static PyObject *debug_dict(const Debug *dbg, const Node *nodes, int used, int i
     branching(nodes, used, seat, 1, min_visits, &oc, &och, &oef);
     branching(nodes, used, seat, 0, min_visits, &mc, &mch, &mef);
     return Py_BuildValue(
-        "{s:i,s:N,s:N,s:N,s:L,s:L,s:L,s:{s:d,s:d,s:d},s:{s:d,s:d,s:d},s:i,s:N}", "distinct_deals",
+        "{s:i,s:N,s:N,s:N,s:L,s:L,s:L,s:{s:d,s:d,s:d},s:{s:d,s:d,s:d},s:i,s:N,s:N}", "distinct_deals",
         distinct, "depths", depths, "rounds", rounds, "half_visits", half, "over_in_tree",
         dbg->over_in_tree, "endgame_leaves", dbg->endgame_leaves, "playout_from_later_round",
         dbg->playout_from_round, "opponent_nodes", "count", oc, "children", och, "effective", oef,
         "own_nodes", "count", mc, "children", mch, "effective", mef, "branching_min_visits",
-        (int)min_visits, "tree_weights", weights);
+        (int)min_visits, "tree_weights", weights, "opponent_classes", classes);
 }
 
 /* The deal sampler of ``seat`` from Python arguments; 0 with an exception set.
@@ -1023,29 +1106,32 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
                          "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias",
                          "debug", "root_halving", "tree_rounds", "root_c", "endgame_cards",
                          "endgame_nodes", "eval_weights", "widen", "opp_bias", "opp_split",
-                         "stock_eval_weights", "blind", "own_split", "tree_evidence", NULL};
+                         "stock_eval_weights", "blind", "own_split", "tree_evidence",
+                         "opp_shrink", NULL};
     PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o, *eval_o = Py_None;
     PyObject *stock_o = Py_None, *tree_ev_o = Py_None;
     int seat, deck_hidden, iterations, rollout_cap, debug = 0, root_halving = 0, tree_rounds = 0;
     int endgame_cards = 0, endgame_nodes = 0, opp_split = 0, own_split = 0;
     unsigned long long pool, seed;
     double c, eps, time_cap, bias = 0, root_c = 0, widen = 0, opp_bias = 0, blind = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOddiOdiO", kw, &state_obj, &seat,
+    double opp_shrink = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOddiOdiOd", kw, &state_obj, &seat,
                                      &pool, &slots_o, &deck_hidden, &weights_o, &cands_o,
                                      &iterations, &seed, &c, &eps, &rollout_cap, &time_cap, &style_o,
                                      &bias, &debug, &root_halving, &tree_rounds, &root_c,
                                      &endgame_cards, &endgame_nodes, &eval_o, &widen, &opp_bias,
-                                     &opp_split, &stock_o, &blind, &own_split, &tree_ev_o))
+                                     &opp_split, &stock_o, &blind, &own_split, &tree_ev_o,
+                                     &opp_shrink))
         return NULL;
     double tree_ev[TE_COUNT];
     if (tree_ev_o != Py_None && !read_tree_evidence(tree_ev_o, tree_ev)) return NULL;
     if (tree_rounds < 0 || root_c < 0 || widen < 0 || opp_bias < 0 || c < 0 || eps < 0 ||
         eps > 1 || endgame_cards < 0 || endgame_nodes < 0 || opp_split < 0 || opp_split > 13 ||
-        own_split < 0 || own_split > 13 || !(blind >= 0 && blind < 1)) {
+        own_split < 0 || own_split > 13 || !(blind >= 0 && blind < 1) || !(opp_shrink >= 0)) {
         PyErr_SetString(PyExc_ValueError,
                         "search: negative tree_rounds, c, root_c, widen, opp_bias or endgame "
-                        "figures, eps not in 0..1, opp_split or own_split not in 0..13, or blind "
-                        "not in [0, 1)");
+                        "figures, eps not in 0..1, opp_split or own_split not in 0..13, blind "
+                        "not in [0, 1), or a negative opp_shrink");
         return NULL;
     }
     const KState *tmpl = k_state_of(state_obj);
@@ -1107,7 +1193,7 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att},
                      bias, root_halving, tree_rounds, root_c, endgame_cards, endgame_nodes, eval,
                      widen, opp_bias, opp_split, stock_eval, blind, own_split,
-                     tree_ev_o != Py_None ? tree_ev : NULL};
+                     tree_ev_o != Py_None ? tree_ev : NULL, opp_shrink};
         Stats st = {0};
         int best;
         Debug *dbg = NULL;
