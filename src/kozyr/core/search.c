@@ -445,6 +445,14 @@ static void cheaper_masks(const KTables *t, uint64_t *out) {
     }
 }
 
+/* The cards a defender could have transferred with instead of covering or
+ * taking (perevodnoy before any cover: the led rank's), for evidence_of. */
+static uint64_t transferable_rank(const KState *s) {
+    return s->r.perevodnoy && s->table_len && s->uncovered == s->table_len
+               ? K_RANK_MASK[k_rank(s->att[0])]
+               : 0;
+}
+
 /* How likely the level-4 player's habits make action ``a`` with the hand its mover
  * holds in ``s`` (before the action), against a hand with no evidence against it:
  * the product of ev's factor over the hand's cards each kind of evidence counts
@@ -454,10 +462,6 @@ static double evidence_of(const KState *s, const KAction *a, const double *ev,
                           const uint64_t *cheaper) {
     uint64_t hand = s->hands[a->seat];
     uint64_t trumps = K_SUIT_MASK[s->trump_suit], plain = ~trumps;
-    /* perevodnoy before any cover: the led rank's cards could have been transferred */
-    uint64_t transfer_rank = s->r.perevodnoy && s->table_len && s->uncovered == s->table_len
-                                 ? K_RANK_MASK[k_rank(s->att[0])]
-                                 : 0;
     double l = 1;
     switch (a->kind) {
     case A_ATTACK: {
@@ -468,6 +472,7 @@ static double evidence_of(const KState *s, const KAction *a, const double *ev,
     }
     case A_DEFEND: {
         int c = k_low(a->cards);
+        uint64_t transfer_rank = transferable_rank(s);
         uint64_t cb = K_BEATERS[s->trump_suit][a->target] & cheaper[c];
         l = pow(ev[TE_COVERED], k_pop(hand & cb & plain)) *
             pow(ev[TE_COVERED_TRUMP], k_pop(hand & cb & trumps)) *
@@ -480,7 +485,7 @@ static double evidence_of(const KState *s, const KAction *a, const double *ev,
             /* the plain cards that beat it: its suit's higher cards, never a trump */
             l *= pow(ev[TE_TOOK], k_pop(hand & K_BEATERS[s->trump_suit][s->att[i]] & plain));
         }
-        l *= pow(ev[TE_NO_TRANSFER], k_pop(hand & transfer_rank));
+        l *= pow(ev[TE_NO_TRANSFER], k_pop(hand & transferable_rank(s)));
         break;
     case A_PASS:
         l = pow(ev[TE_PASSED], k_pop(hand & s->table_ranks & plain));
