@@ -53,7 +53,7 @@ def test_a_split_keeps_the_moves_of_different_hands_apart(
 
 
 @needs_core
-def test_widening_is_deterministic_and_checked() -> None:
+def test_the_opponents_knobs_are_deterministic_and_checked() -> None:
     view = choice_views(Rules(players=2), 1, seed=5)[0]
     config = CONFIG._replace(widening=1.5)
     first, second = search_root(view, 7, config), search_root(view, 7, config)
@@ -64,9 +64,12 @@ def test_widening_is_deterministic_and_checked() -> None:
         search_root(view, 7, config._replace(opponent_bias=-0.1))
     with pytest.raises(ValueError, match="opp_split"):
         search_root(view, 7, config._replace(opponent_split=-1))
-    split = config._replace(widening=0.0, opponent_split=3)
-    first, second = search_root(view, 7, split), search_root(view, 7, split)
-    assert (first.best, first.visits) == (second.best, second.visits)
+    with pytest.raises(ValueError, match="opp_shrink"):
+        search_root(view, 7, config._replace(opponent_shrink=-1.0))
+    for knob in ({"opponent_split": 3}, {"opponent_shrink": 3.0}):
+        other = config._replace(widening=0.0, **knob)
+        first, second = search_root(view, 7, other), search_root(view, 7, other)
+        assert (first.best, first.visits) == (second.best, second.visits)
 
 
 @needs_core
@@ -97,13 +100,3 @@ def test_the_shrink_scores_replies_by_the_hands_class_without_splitting_the_tree
             assert classes["mean_gap"] == 0
             assert on.visits == off.visits
     assert mixed >= 3
-
-
-@needs_core
-def test_the_shrink_is_deterministic_and_checked() -> None:
-    view = choice_views(Rules(players=2), 1, seed=5)[0]
-    config = CONFIG._replace(opponent_shrink=3.0)
-    first, second = search_root(view, 7, config), search_root(view, 7, config)
-    assert (first.best, first.visits) == (second.best, second.visits)
-    with pytest.raises(ValueError, match="opp_shrink"):
-        search_root(view, 7, config._replace(opponent_shrink=-1.0))
