@@ -42,8 +42,9 @@ side was the durak, with 95 % Wilson intervals; ``--out`` appends one JSON
 line per game (deal, rotation, durak side) so that runs in parts add up
 (``--merge FILE...`` prints the table of several such files, and per deal
 whether the play or the seat decided it; ``--resume``
-skips the games the ``--out`` file already holds, so an interrupted part
-goes on where it stopped; ``--compare FILE REF`` sets two such runs of the
+skips the games the ``--out`` file already holds for the same sides (the
+same JSON however it is spelled: ``10`` or ``10.0``, spacing, key order),
+so an interrupted part goes on where it stopped; ``--compare FILE REF`` sets two such runs of the
 same deals side by side, game by game, with a sign test on the games they end
 differently).
 """
@@ -182,15 +183,34 @@ def report(label: str, out: list[str | None], seconds: float | None = None) -> s
 Games = dict[tuple[int, int], str | None]
 
 
+def _side(text: str) -> object:
+    """A side as its parsed JSON (an ``mc`` bot's name as it is)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def sides_of(label: str) -> tuple[object, ...]:
+    """A duel's label (``A <side> | B <side> | <variant>``) as its parsed sides
+    and variant, so that labels that spell the same sides differently match."""
+    head, sep, variant = label.rpartition(" | ")
+    a, sep_b, b = head.removeprefix("A ").partition(" | B ")
+    if not (sep and sep_b):
+        return (label,)
+    return (_side(a), _side(b), variant)
+
+
 def load_games(path: str, label: str | None = None) -> tuple[Games, str]:
-    """The games an ``--out`` file holds (only ``label``'s, if given) and the
-    first label in it; a game played twice keeps its last line."""
+    """The games an ``--out`` file holds (only those of ``label``'s sides, if
+    given) and the first label in it; a game played twice keeps its last line."""
     games: Games = {}
     first = ""
+    wanted = None if label is None else sides_of(label)
     with open(path, encoding="utf-8") as f:
         for line in f:
             row = json.loads(line)
-            if label is None or row["label"] == label:
+            if wanted is None or sides_of(row["label"]) == wanted:
                 games[(row["deal"], row["rotation"])] = row["durak"]
                 first = first or row["label"]
     return games, first

@@ -57,6 +57,12 @@ def test_load_by_label_and_compare_from_the_command_line(tmp_path):
         f.write(json.dumps({"label": "other", "deal": 9, "rotation": 0, "durak": "B"}) + "\n")
     duel = load_script("ismcts_duel")
     assert set(duel.load_games(tmp_path / "x.jsonl", LABEL)[0]) == set(worse)
+    # the same sides spelled otherwise are the same duel; other values are not
+    respelled = 'A {"base":"10", "scale": 1.0} | B mc10 | podkidnoy'
+    write_run(tmp_path / "y.jsonl", worse, 'A {"scale": 1, "base": "10"} | B mc10 | podkidnoy')
+    assert set(duel.load_games(tmp_path / "y.jsonl", respelled)[0]) == set(worse)
+    assert duel.load_games(tmp_path / "y.jsonl", respelled.replace("1.0", "2"))[0] == {}
+    assert duel.load_games(tmp_path / "y.jsonl", respelled.replace("mc10", "mc9"))[0] == {}
     out = run_duel("--compare", tmp_path / "x.jsonl", tmp_path / "ref.jsonl")
     # 12 against 0: 2 / 2**12.
     assert "A lost 12 that REF's A did not, REF's A 0 (sign test p 0.000)" in out
