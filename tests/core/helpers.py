@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from kozyr import core
-from kozyr.bots.ismcts import IsmctsConfig, search_root
+from kozyr.bots.ismcts import IsmctsConfig, RootSearch, search_root
 from kozyr.engine.actions import Action
 from kozyr.engine.rules import Rules, RulesError
 from kozyr.engine.state import GameState
@@ -130,20 +130,28 @@ TREE_CONFIG = IsmctsConfig(iterations=6_000, endgame_nodes=100, time_cap=60.0, e
 WHO = ("opponent_nodes", "own_nodes")
 
 
-def tree_children(
-    config: IsmctsConfig, measure: str = "children"
-) -> tuple[dict[str, float], float]:
-    """Children (or the effective number, ``measure="effective"``) per expanded
-    node of the opponents and of the searching seat (keys of ``WHO``), over a
-    few mid-game decisions, and the mean depth of the walks summed over those
-    decisions: one search per decision gives both."""
+def tree_searches(config: IsmctsConfig) -> list[RootSearch]:
+    """The debug searches of the few mid-game decisions the tree's shape is
+    measured over (:func:`tree_children` reads them)."""
     from ..bots.helpers import choice_views
 
+    views = choice_views(Rules(players=2), 4, seed=11, base_steps=10)
+    return [search_root(view, 1, config, debug=True) for view in views]
+
+
+def tree_children(
+    config: IsmctsConfig | list[RootSearch], measure: str = "children"
+) -> tuple[dict[str, float], float]:
+    """Children (or the effective number, ``measure="effective"``) per expanded
+    node of the opponents and of the searching seat (keys of ``WHO``), over the
+    decisions of :func:`tree_searches` (run with ``config``, or given), and the
+    mean depth of the walks summed over those decisions."""
+    searches = tree_searches(config) if isinstance(config, IsmctsConfig) else config
     nodes = dict.fromkeys(WHO, 0.0)
     children = dict.fromkeys(WHO, 0.0)
     depth = 0.0
-    for view in choice_views(Rules(players=2), 4, seed=11, base_steps=10):
-        info = search_root(view, 1, config, debug=True).info
+    for search in searches:
+        info = search.info
         for who in WHO:
             found = info["debug"][who]
             nodes[who] += found["count"]

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from kozyr.bots.ismcts import search_root
+from kozyr.bots.ismcts import IsmctsConfig, search_root
 from kozyr.engine.rules import Rules
 
 from ..bots.helpers import choice_views
 from .helpers import TREE_CONFIG as CONFIG
-from .helpers import needs_core, tree_children
+from .helpers import needs_core, tree_children, tree_searches
 
 
 @needs_core
@@ -33,20 +33,21 @@ def test_the_opponent_bias_concentrates_the_opponents_replies() -> None:
 
 @needs_core
 @pytest.mark.parametrize(
-    ("field", "split", "kept", "more"),
+    ("split_config", "split", "kept", "more"),
     [
-        ("opponent_split", "opponent_nodes", "own_nodes", 1.2),
-        ("own_split", "own_nodes", "opponent_nodes", 1.1),
+        (CONFIG._replace(opponent_split=2), "opponent_nodes", "own_nodes", 1.2),
+        (CONFIG._replace(own_split=2), "own_nodes", "opponent_nodes", 1.1),
     ],
+    ids=["opponent_split", "own_split"],
 )
 def test_a_split_keeps_the_moves_of_different_hands_apart(
-    field: str, split: str, kept: str, more: float
+    split_config: IsmctsConfig, split: str, kept: str, more: float
 ) -> None:
     # Each move gets a child per class of hand that played it (trumps 0, 1, 2+),
     # so the split side's nodes have more children, each visited less.  The
     # bot's own hand differs between deals only after a refill (own_split).
     plain, _ = tree_children(CONFIG)
-    apart, _ = tree_children(CONFIG._replace(**{field: 2}))
+    apart, _ = tree_children(split_config)
     assert apart[split] > more * plain[split]
     # the other side's nodes are not split
     assert apart[kept] < 1.2 * plain[kept]
@@ -64,8 +65,9 @@ def test_the_opponents_knobs_are_deterministic_and_checked() -> None:
         search_root(view, 7, config._replace(opponent_bias=-0.1))
     with pytest.raises(ValueError, match="opp_split"):
         search_root(view, 7, config._replace(opponent_split=-1))
-    with pytest.raises(ValueError, match="opp_shrink"):
-        search_root(view, 7, config._replace(opponent_shrink=-1.0))
+    for shrink in (-1.0, float("inf")):
+        with pytest.raises(ValueError, match="opp_shrink"):
+            search_root(view, 7, config._replace(opponent_shrink=shrink))
     for knob in ({"opponent_split": 3}, {"opponent_shrink": 3.0}):
         other = config._replace(widening=0.0, **knob)
         first, second = search_root(view, 7, other), search_root(view, 7, other)
@@ -76,14 +78,14 @@ def test_the_opponents_knobs_are_deterministic_and_checked() -> None:
 def test_the_shrink_scores_replies_by_the_hands_class_without_splitting_the_tree() -> None:
     # opponent_split gives every class of hand its own child (the test above);
     # the shrink keeps one child per reply, and learns its value per class too.
-    plain, _ = tree_children(CONFIG)
-    shrunk, _ = tree_children(CONFIG._replace(opponent_shrink=10.0))
+    plain_searches = tree_searches(CONFIG)
+    shrunk_searches = tree_searches(CONFIG._replace(opponent_shrink=10.0))
+    plain, _ = tree_children(plain_searches)
+    shrunk, _ = tree_children(shrunk_searches)
     assert shrunk["opponent_nodes"] < 1.2 * plain["opponent_nodes"]
     mixed = 0
-    for view in choice_views(Rules(players=2), 4, seed=11, base_steps=10):
-        off = search_root(view, 1, CONFIG, debug=True)
+    for off, on in zip(plain_searches, shrunk_searches, strict=True):
         assert off.info["debug"]["opponent_classes"] is None
-        on = search_root(view, 1, CONFIG._replace(opponent_shrink=10.0), debug=True)
         classes = on.info["debug"]["opponent_classes"]
         assert classes["replies"] > 0
         # every visit of a reply is one of its class's (nothing lost, nothing twice)

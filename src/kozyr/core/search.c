@@ -554,14 +554,14 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
     size_t shrink_cells = pp->opp_shrink > 0 ? (size_t)cap_nodes * SHRINK_CLASSES : 0;
     uint32_t *cls_visits = shrink_cells ? calloc(shrink_cells, sizeof(uint32_t)) : NULL;
     double *cls_total = shrink_cells ? calloc(shrink_cells, sizeof(double)) : NULL;
+    /* what the cleanup at the end frees: set before the first jump there */
+    int best = -1; /* -1: out of memory */
+    KSolver solver;
+    int solving = 0;
+    Halving *halving = NULL;
     if (!nodes || (pp->tree_ev && !wsum) || (shrink_cells && (!cls_visits || !cls_total)) ||
-        !children_init(&kids)) {
-        free(cls_visits);
-        free(cls_total);
-        free(wsum);
-        free(nodes);
-        return -1;
-    }
+        !children_init(&kids))
+        goto cleanup;
     int path_cls[4096]; /* the class a step's opponent chose in (-1: not scored by class) */
     int used = 1;
     memset(&nodes[0], 0, sizeof(Node));
@@ -576,14 +576,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         nd->player = cands[i].seat;
         nd->child = nd->sibling = -1;
         nd->parent = 0;
-        if (!children_room(&kids, nodes)) {
-            free(cls_visits);
-            free(cls_total);
-            free(wsum);
-            free(kids.slot);
-            free(nodes);
-            return -1;
-        }
+        if (!children_room(&kids, nodes)) goto cleanup;
         child_put(&kids, nodes, used);
         if (prev < 0) nodes[0].child = used;
         else nodes[prev].sibling = used;
@@ -599,31 +592,13 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
     uint64_t cheaper[52];
     if (pp->tree_ev) cheaper_masks(&tables, cheaper);
     double start = now();
-    KSolver solver;
-    int solving = 0;
     if (pp->endgame_cards > 0 && pp->endgame_nodes > 0 && !tmpl->r.cheating) {
-        if (!k_solver_init(&solver, 18, tmpl, &pp->style)) {
-            free(cls_visits);
-            free(cls_total);
-            free(wsum);
-            free(kids.slot);
-            free(nodes);
-            return -1;
-        }
+        if (!k_solver_init(&solver, 18, tmpl, &pp->style)) goto cleanup;
         solving = 1;
     }
-    Halving *halving = NULL;
     if (pp->root_halving) {
         halving = malloc(sizeof(Halving));
-        if (!halving) {
-            if (solving) k_solver_free(&solver);
-            free(cls_visits);
-            free(cls_total);
-            free(wsum);
-            free(kids.slot);
-            free(nodes);
-            return -1;
-        }
+        if (!halving) goto cleanup;
         halving_start(halving, nodes, ncands, pp->iterations);
     }
     int it;
@@ -842,7 +817,8 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
     }
     st->iterations = it;
     st->nodes = used;
-    int best = 0, ch = nodes[0].child;
+    best = 0;
+    int ch = nodes[0].child;
     for (int i = 0; i < ncands; i++, ch = nodes[ch].sibling) {
         visits[i] = nodes[ch].visits;
         values[i] = nodes[ch].visits ? nodes[ch].total / nodes[ch].visits : 0;
@@ -855,21 +831,22 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         ch = nodes[0].child;
         for (int i = 0; i < ncands; i++, ch = nodes[ch].sibling)
             if (ch == top) best = i;
-        free(halving);
     }
     if (solving) {
         st->solves = solver.solves;
         st->solved = solver.solved;
         st->solver_nodes = solver.total_nodes;
-        k_solver_free(&solver);
     }
     if (dbg && dbg->wsq) tree_weight_figures(dbg, nodes, wsum, used, sp->seat);
     if (dbg && cls_visits) shrink_figures(dbg, nodes, cls_visits, cls_total, used, sp->seat);
+cleanup:
+    if (solving) k_solver_free(&solver);
+    free(halving);
     free(cls_visits);
     free(cls_total);
     free(wsum);
     free(kids.slot);
-    if (keep) *keep = nodes; /* the caller reads the tree (debug) and frees it */
+    if (keep && best >= 0) *keep = nodes; /* the caller reads the tree (debug) and frees it */
     else free(nodes);
     return best;
 }
@@ -1132,11 +1109,12 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
     if (tree_ev_o != Py_None && !read_tree_evidence(tree_ev_o, tree_ev)) return NULL;
     if (tree_rounds < 0 || root_c < 0 || widen < 0 || opp_bias < 0 || c < 0 || eps < 0 ||
         eps > 1 || endgame_cards < 0 || endgame_nodes < 0 || opp_split < 0 || opp_split > 13 ||
-        own_split < 0 || own_split > 13 || !(blind >= 0 && blind < 1) || !(opp_shrink >= 0)) {
+        own_split < 0 || own_split > 13 || !(blind >= 0 && blind < 1) ||
+        !(opp_shrink >= 0 && isfinite(opp_shrink))) {
         PyErr_SetString(PyExc_ValueError,
                         "search: negative tree_rounds, c, root_c, widen, opp_bias or endgame "
                         "figures, eps not in 0..1, opp_split or own_split not in 0..13, blind "
-                        "not in [0, 1), or a negative opp_shrink");
+                        "not in [0, 1), or opp_shrink negative or not finite");
         return NULL;
     }
     const KState *tmpl = k_state_of(state_obj);
