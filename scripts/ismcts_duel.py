@@ -44,9 +44,9 @@ line per game (deal, rotation, durak side) so that runs in parts add up
 whether the play or the seat decided it; ``--resume``
 skips the games the ``--out`` file already holds for the same sides (the
 same JSON however it is spelled: ``10`` or ``10.0``, spacing, key order),
-so an interrupted part goes on where it stopped; ``--compare FILE REF`` sets two such runs of the
-same deals side by side, game by game, with a sign test on the games they end
-differently).
+so an interrupted part goes on where it stopped; ``--compare FILE REF``
+sets two such runs of the same deals side by side, game by game, with a
+sign test on the games they end differently).
 """
 
 from __future__ import annotations
