@@ -44,7 +44,10 @@ line per game (deal, rotation, durak side) so that runs in parts add up
 whether the play or the seat decided it; ``--resume``
 skips the games the ``--out`` file already holds for the same sides (the
 same JSON however it is spelled: ``10`` or ``10.0``, spacing, key order),
-so an interrupted part goes on where it stopped; ``--compare FILE REF``
+so an interrupted part goes on where it stopped: each line keeps a digest of
+both sides' configurations as they were played, and a file whose games of the
+same sides were played otherwise (a level of today's table changed since, or,
+for lines from before the digest, may have) is refused; ``--compare FILE REF``
 sets two such runs of the same deals side by side, game by game, with a
 sign test on the games they end differently).
 """
@@ -52,7 +55,7 @@ sign test on the games they end differently).
 from __future__ import annotations
 
 import argparse
-import contextlib
+import hashlib
 import json
 import random
 import time
@@ -201,18 +204,70 @@ def sides_of(label: str) -> tuple[object, ...]:
     return (_side(a), _side(b), variant)
 
 
-def load_games(path: str, label: str | None = None) -> tuple[Games, str]:
+def resolved(side: str) -> str:
+    """What a side plays with: an ``mc`` bot's name, or its configuration
+    (and its ``after_stock`` one) spelled out."""
+    if side.lower().startswith("mc"):
+        return side.lower()
+    after = json.loads(side).get("after_stock")
+    late = "" if after is None else f" after stock {config_of(json.dumps(after))!r}"
+    return f"{config_of(side)!r}{late}"
+
+
+def configs_key(a: str, b: str) -> str:
+    """A short digest of both sides resolved: each row keeps it, so that a
+    resumed duel cannot mix in games of a level whose table has changed since."""
+    text = f"{resolved(a)} | {resolved(b)}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _on_live_level(side: object) -> bool:
+    """Whether a parsed side builds on a level of today's table (``"base":
+    "10"``), which may have changed since a row without its configs was played."""
+    if not isinstance(side, dict):
+        return False
+    base = side.get("base")
+    return (base is not None and not str(base).lower().startswith("is")) or _on_live_level(
+        side.get("after_stock")
+    )
+
+
+class StaleGames(ValueError):
+    """An ``--out`` file holds games of the same sides played with other configurations."""
+
+
+def load_games(
+    path: str, label: str | None = None, configs: str | None = None
+) -> tuple[Games, str]:
     """The games an ``--out`` file holds (only those of ``label``'s sides, if
-    given) and the first label in it; a game played twice keeps its last line."""
+    given) and the first label in it; a game played twice keeps its last line.
+
+    With ``configs`` (:func:`configs_key` of the sides, for ``--resume``), a game of the
+    same sides played with other configurations, or without them on record
+    while a side builds on a level of today's table, raises
+    :class:`StaleGames` rather than being counted as this duel's."""
     games: Games = {}
     first = ""
+    stale = 0
     wanted = None if label is None else sides_of(label)
     with open(path, encoding="utf-8") as f:
         for line in f:
             row = json.loads(line)
-            if wanted is None or sides_of(row["label"]) == wanted:
-                games[(row["deal"], row["rotation"])] = row["durak"]
-                first = first or row["label"]
+            if wanted is not None and sides_of(row["label"]) != wanted:
+                continue
+            if configs is not None and row.get("configs", None) != configs:
+                legacy = "configs" not in row and not any(map(_on_live_level, wanted or ()))
+                if not legacy:
+                    stale += 1
+                    continue
+            games[(row["deal"], row["rotation"])] = row["durak"]
+            first = first or row["label"]
+    if stale:
+        raise StaleGames(
+            f"{path} holds {stale} game{'s' * (stale != 1)} of these sides played with other "
+            "configurations (or before the duel kept them, while a side builds on today's "
+            "level table, which may have changed since): give another --out file"
+        )
     return games, first
 
 
@@ -315,11 +370,16 @@ def main() -> None:
         for r in (0, 1)
     ]
     label = f"A {args.a} | B {args.b} | {args.variant}"
+    configs = configs_key(args.a, args.b)
     out: list[str | None] = []
     if args.resume and args.out:
         done: Games = {}
-        with contextlib.suppress(FileNotFoundError):
-            done = load_games(args.out, label)[0]
+        try:
+            done = load_games(args.out, label, configs)[0]
+        except FileNotFoundError:
+            pass
+        except StaleGames as error:
+            p.error(str(error))
         out = [done[(d, r)] for d, r, *_ in jobs if (d, r) in done]
         jobs = [job for job in jobs if (job[0], job[1]) not in done]
     start = time.perf_counter()
@@ -329,6 +389,7 @@ def main() -> None:
             if args.out:
                 with open(args.out, "a", encoding="utf-8") as f:
                     row = {"label": label, "deal": deal, "rotation": rot, "durak": durak}
+                    row["configs"] = configs
                     f.write(json.dumps(row) + "\n")
     print(report(label, out, time.perf_counter() - start))
 

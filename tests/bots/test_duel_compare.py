@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .helpers import ROOT, load_script
 
 LABEL = 'A {"base": "10"} | B mc10 | podkidnoy'
@@ -87,3 +89,37 @@ def test_merge_splits_the_deals_by_who_lost_them(tmp_path):
     out = run_duel("--merge", tmp_path / "x.jsonl")
     assert "durak: A 4 (36.4 %" in out
     assert out.endswith("the seat decided) in 1, a draw in 1\n")
+
+
+def test_resume_refuses_games_played_with_other_configurations(tmp_path):
+    """Each line keeps a digest of both sides' configurations: a resumed duel
+    counts only the games its sides played as they are now, so that a level
+    whose table changed (``"base": "10"``) cannot mix old games into a new run."""
+    duel = load_script("ismcts_duel")
+    tiny = '{"iterations": 50, "endgame_nodes": 50}'
+    out = tmp_path / "t.jsonl"
+    first = run_duel(tiny, tiny, "--deals", 1, "--workers", 1, "--out", out, "--resume")
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [row["configs"] for row in rows] == [duel.configs_key(tiny, tiny)] * 2
+    # resumed as it is, nothing is played again and the table is the same
+    again = run_duel(tiny, tiny, "--deals", 1, "--workers", 1, "--out", out, "--resume")
+    assert again.split(" | ")[:-1] == first.split(" | ")[:-1]
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 2
+    # the same sides played with another configuration are refused, with a reason
+    out.write_text(out.read_text(encoding="utf-8").replace(rows[0]["configs"], "0" * 16))
+    script = ROOT / "scripts" / "ismcts_duel.py"
+    command = [sys.executable, str(script), tiny, tiny, "--out", str(out), "--resume"]
+    refused = subprocess.run(command, capture_output=True, text=True)
+    assert refused.returncode == 2
+    assert "holds 2 games of these sides played with other configurations" in refused.stderr
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 2
+    # lines from before the digest count only for sides that no level change can alter
+    frozen = 'A {"base": "is10"} | B mc10 | podkidnoy'
+    write_run(tmp_path / "old.jsonl", {(0, 0): "A", (0, 1): "B"}, frozen)
+    key = duel.configs_key('{"base": "is10"}', "mc10")
+    assert duel.load_games(tmp_path / "old.jsonl", frozen, key)[0] == {(0, 0): "A", (0, 1): "B"}
+    write_run(tmp_path / "live.jsonl", {(0, 0): "A"})  # LABEL: "base": "10"
+    key = duel.configs_key('{"base": "10"}', "mc10")
+    with pytest.raises(duel.StaleGames, match="holds 1 game of"):
+        duel.load_games(tmp_path / "live.jsonl", LABEL, key)
+    assert duel.load_games(tmp_path / "live.jsonl", LABEL)[0] == {(0, 0): "A"}  # --merge reads it
