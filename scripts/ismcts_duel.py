@@ -46,8 +46,9 @@ skips the games the ``--out`` file already holds for the same sides (the
 same JSON however it is spelled: ``10`` or ``10.0``, spacing, key order),
 so an interrupted part goes on where it stopped: each line keeps a digest of
 both sides' configurations as they were played, and a file whose games of the
-same sides were played otherwise (a level of today's table changed since, or,
-for lines from before the digest, may have) is refused; ``--compare FILE REF``
+same sides were played otherwise (a level of today's table has changed since;
+lines from before the digest were played with ``BEFORE_DIGEST``'s table) is
+refused; ``--compare FILE REF``
 sets two such runs of the same deals side by side, game by game, with a
 sign test on the games they end differently).
 """
@@ -55,6 +56,7 @@ sign test on the games they end differently).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import random
@@ -77,8 +79,9 @@ from kozyr.engine.state import GameState
 from kozyr.engine.view import View
 
 
-def config_of(side: str) -> IsmctsConfig:
-    """The configuration a JSON side describes."""
+def config_of(side: str, table: dict[int, IsmctsConfig] | None = None) -> IsmctsConfig:
+    """The configuration a JSON side describes (a level's as ``table`` gives
+    it, if it does, else as today's table does)."""
     fields: dict[str, Any] = json.loads(side)
     fields.pop("oracle", None)
     fields.pop("after_stock", None)
@@ -96,7 +99,7 @@ def config_of(side: str) -> IsmctsConfig:
         if text.startswith("is"):
             cfg = FROZEN_LEVELS[int(text[2:])]
         else:
-            found = LEVELS[int(text)].search
+            found = (table or {}).get(int(text)) or LEVELS[int(text)].search
             assert isinstance(found, IsmctsConfig), f"level {base} is not a search level"
             cfg = found
         cfg = cfg._replace(time_cap=60.0)._replace(**fields)
@@ -204,32 +207,42 @@ def sides_of(label: str) -> tuple[object, ...]:
     return (_side(a), _side(b), variant)
 
 
-def resolved(side: str) -> str:
+#: The levels as they were before the games' lines carried their sides' digest
+#: (where they differ from today's table): lines without one were played so.
+#: Level 10 has scored the opponents' replies by class of hand since then.
+BEFORE_DIGEST: dict[int, IsmctsConfig] = {10: FROZEN_LEVELS[10]._replace(endgame_eval=True)}
+
+
+def _spelled(config: object) -> str:
+    """A configuration as text in which equal values read the same (``10`` and
+    ``10.0`` both as ``10.0``), nested factors (``evidence``) included."""
+    if dataclasses.is_dataclass(config) and not isinstance(config, type):
+        items = [(f.name, getattr(config, f.name)) for f in dataclasses.fields(config)]
+        return f"{type(config).__name__}(" + ", ".join(f"{k}={_spelled(v)}" for k, v in items) + ")"
+    if isinstance(config, tuple):
+        names = getattr(config, "_fields", range(len(config)))
+        pairs = zip(names, config, strict=True)
+        return "(" + ", ".join(f"{k}={_spelled(v)}" for k, v in pairs) + ")"
+    if isinstance(config, int | float) and not isinstance(config, bool):
+        return repr(float(config))
+    return repr(config)
+
+
+def resolved(side: str, table: dict[int, IsmctsConfig] | None = None) -> str:
     """What a side plays with: an ``mc`` bot's name, or its configuration
-    (and its ``after_stock`` one) spelled out."""
+    (and its ``after_stock`` one) spelled out, the levels' changed by ``table``."""
     if side.lower().startswith("mc"):
         return side.lower()
     after = json.loads(side).get("after_stock")
-    late = "" if after is None else f" after stock {config_of(json.dumps(after))!r}"
-    return f"{config_of(side)!r}{late}"
+    late = "" if after is None else f" after stock {_spelled(config_of(json.dumps(after), table))}"
+    return f"{_spelled(config_of(side, table))}{late}"
 
 
-def configs_key(a: str, b: str) -> str:
-    """A short digest of both sides resolved: each row keeps it, so that a
+def configs_key(a: str, b: str, table: dict[int, IsmctsConfig] | None = None) -> str:
+    """A short digest of both sides resolved: each line keeps it, so that a
     resumed duel cannot mix in games of a level whose table has changed since."""
-    text = f"{resolved(a)} | {resolved(b)}"
+    text = f"{resolved(a, table)} | {resolved(b, table)}"
     return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def _on_live_level(side: object) -> bool:
-    """Whether a parsed side builds on a level of today's table (``"base":
-    "10"``), which may have changed since a row without its configs was played."""
-    if not isinstance(side, dict):
-        return False
-    base = side.get("base")
-    return (base is not None and not str(base).lower().startswith("is")) or _on_live_level(
-        side.get("after_stock")
-    )
 
 
 class StaleGames(ValueError):
@@ -237,15 +250,16 @@ class StaleGames(ValueError):
 
 
 def load_games(
-    path: str, label: str | None = None, configs: str | None = None
+    path: str, label: str | None = None, configs: tuple[str, str] | None = None
 ) -> tuple[Games, str]:
     """The games an ``--out`` file holds (only those of ``label``'s sides, if
     given) and the first label in it; a game played twice keeps its last line.
 
-    With ``configs`` (:func:`configs_key` of the sides, for ``--resume``), a game of the
-    same sides played with other configurations, or without them on record
-    while a side builds on a level of today's table, raises
-    :class:`StaleGames` rather than being counted as this duel's."""
+    With ``configs`` (for ``--resume``: :func:`configs_key` of the sides with
+    today's table and with :data:`BEFORE_DIGEST`'s), a game of the same sides
+    played with other configurations raises :class:`StaleGames` rather than
+    being counted as this duel's; a line without a digest is judged by the
+    second."""
     games: Games = {}
     first = ""
     stale = 0
@@ -255,18 +269,15 @@ def load_games(
             row = json.loads(line)
             if wanted is not None and sides_of(row["label"]) != wanted:
                 continue
-            if configs is not None and row.get("configs", None) != configs:
-                legacy = "configs" not in row and not any(map(_on_live_level, wanted or ()))
-                if not legacy:
-                    stale += 1
-                    continue
+            if configs is not None and row.get("configs", configs[1]) != configs[0]:
+                stale += 1
+                continue
             games[(row["deal"], row["rotation"])] = row["durak"]
             first = first or row["label"]
     if stale:
         raise StaleGames(
             f"{path} holds {stale} game{'s' * (stale != 1)} of these sides played with other "
-            "configurations (or before the duel kept them, while a side builds on today's "
-            "level table, which may have changed since): give another --out file"
+            "configurations (a level's table has changed since): give another --out file"
         )
     return games, first
 
@@ -370,7 +381,7 @@ def main() -> None:
         for r in (0, 1)
     ]
     label = f"A {args.a} | B {args.b} | {args.variant}"
-    configs = configs_key(args.a, args.b)
+    configs = (configs_key(args.a, args.b), configs_key(args.a, args.b, BEFORE_DIGEST))
     out: list[str | None] = []
     if args.resume and args.out:
         done: Games = {}
@@ -389,7 +400,7 @@ def main() -> None:
             if args.out:
                 with open(args.out, "a", encoding="utf-8") as f:
                     row = {"label": label, "deal": deal, "rotation": rot, "durak": durak}
-                    row["configs"] = configs
+                    row["configs"] = configs[0]
                     f.write(json.dumps(row) + "\n")
     print(report(label, out, time.perf_counter() - start))
 

@@ -113,13 +113,23 @@ def test_resume_refuses_games_played_with_other_configurations(tmp_path):
     assert refused.returncode == 2
     assert "holds 2 games of these sides played with other configurations" in refused.stderr
     assert len(out.read_text(encoding="utf-8").splitlines()) == 2
-    # lines from before the digest count only for sides that no level change can alter
-    frozen = 'A {"base": "is10"} | B mc10 | podkidnoy'
-    write_run(tmp_path / "old.jsonl", {(0, 0): "A", (0, 1): "B"}, frozen)
-    key = duel.configs_key('{"base": "is10"}', "mc10")
-    assert duel.load_games(tmp_path / "old.jsonl", frozen, key)[0] == {(0, 0): "A", (0, 1): "B"}
+    # lines from before the digest were played with the table of then, when
+    # level 10 did not score replies by class of hand: they count where it is
+    # today's too (a frozen level, level 9) and are refused where it is not
+    before = 'A {"base": "is10"} | B mc10 | podkidnoy'
+    duraks = {(0, 0): "A", (0, 1): "B"}
+    for sides in ((before, '{"base": "is10"}'), (LABEL.replace('"10"', '"9"'), '{"base": "9"}')):
+        write_run(tmp_path / "old.jsonl", duraks, sides[0])
+        keys = (
+            duel.configs_key(sides[1], "mc10"),
+            duel.configs_key(sides[1], "mc10", duel.BEFORE_DIGEST),
+        )
+        assert keys[0] == keys[1]
+        assert duel.load_games(tmp_path / "old.jsonl", sides[0], keys)[0] == duraks
     write_run(tmp_path / "live.jsonl", {(0, 0): "A"})  # LABEL: "base": "10"
-    key = duel.configs_key('{"base": "10"}', "mc10")
+    then = duel.configs_key('{"base": "10"}', "mc10", duel.BEFORE_DIGEST)
+    assert then == duel.configs_key('{"base": "10", "opponent_shrink": 0}', "mc10")
+    keys = (duel.configs_key('{"base": "10"}', "mc10"), then)
     with pytest.raises(duel.StaleGames, match="holds 1 game of"):
-        duel.load_games(tmp_path / "live.jsonl", LABEL, key)
+        duel.load_games(tmp_path / "live.jsonl", LABEL, keys)
     assert duel.load_games(tmp_path / "live.jsonl", LABEL)[0] == {(0, 0): "A"}  # --merge reads it
