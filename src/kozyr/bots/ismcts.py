@@ -147,7 +147,11 @@ class IsmctsConfig(NamedTuple):
 #: it lives here so that :func:`evaluate_actions` needs no import of that table,
 #: which imports this module).
 LEVEL_10: Final = IsmctsConfig(
-    iterations=30_000, endgame_nodes=25_000, time_cap=1.4, endgame_eval=True
+    iterations=30_000,
+    endgame_nodes=25_000,
+    time_cap=1.4,
+    endgame_eval=True,
+    opponent_shrink=10.0,
 )
 
 
