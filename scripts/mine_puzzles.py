@@ -24,6 +24,7 @@ import random
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from kozyr.bots.ismcts import evaluate_actions
@@ -204,17 +205,37 @@ def hides_cards(p: Puzzle) -> bool:
     return not Slots(view_of(p.position(), p.seat)).determined()
 
 
-def merge(parts: list[Path], out: Path) -> None:
+def rejudge(p: Puzzle) -> Puzzle | None:
+    """A search puzzle judged again by today's search (level 10's, which the
+    puzzles' test uses too): its chances anew, or None when its move is no
+    longer the only one (another best move, or one within the margin)."""
+    chances = search_only_move(p.position(), p.seat)
+    if chances is None or encode(chances[0][0]) != p.solution[0]:
+        return None
+    return replace(p, chances=tuple((encode(a), round(c, 3)) for a, c in chances))
+
+
+def merge(parts: list[Path], out: Path, again: bool = False) -> None:
     """The parts' puzzles, once each; a search puzzle whose position hides no
-    card is dropped (parts mined before that check existed had a few)."""
+    card is dropped (parts mined before that check existed had a few), and
+    with ``again`` every search puzzle is judged anew (:func:`rejudge`)."""
     seen: dict[str, Puzzle] = {}
     for part in parts:
         for p in load(part):
             if p.kind == "search" and not hides_cards(p):
                 print(f"dropped {p.id}: every card's place is known", file=sys.stderr)
                 continue
+            if p.kind == "search" and again and p.id not in seen:
+                judged = rejudge(p)
+                if judged is None:
+                    print(f"dropped {p.id}: no longer an only move", file=sys.stderr)
+                    continue
+                p = judged
             seen.setdefault(p.id, p)
-    dump(list(seen.values()), out, {"parts": len(parts), "script": "scripts/mine_puzzles.py"})
+    meta: dict[str, object] = {"parts": len(parts), "script": "scripts/mine_puzzles.py"}
+    if again:
+        meta["rejudged"] = True
+    dump(list(seen.values()), out, meta)
     print(f"{len(seen)} puzzles -> {out}")
 
 
@@ -224,10 +245,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--search", action="store_true", help="mine search puzzles (3 players)")
     ap.add_argument("--merge", nargs="+", type=Path, help="merge these parts into --out")
+    ap.add_argument(
+        "--rejudge",
+        action="store_true",
+        help="with --merge: judge every search puzzle again with today's search",
+    )
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
     if args.merge:
-        merge(args.merge, args.out)
+        merge(args.merge, args.out, args.rejudge)
     else:
         mine(args.seed, args.games, args.out, args.search)
     return 0

@@ -176,6 +176,26 @@ def test_a_new_seed_finds_the_same_best_move() -> None:
     check_search_again(random.Random(1).sample(SEARCH, min(4, len(SEARCH))), 30_000, 0.15)
 
 
+def test_judging_a_search_puzzle_again_keeps_it_only_while_its_move_stands() -> None:
+    """``scripts/mine_puzzles.py --merge ... --rejudge`` (run when the search
+    behind the puzzles changes): the mining's two seeds again, with today's
+    search; the chances are renewed, and a puzzle whose move is not the only
+    one any more is dropped (here: one given the second-best move)."""
+    from dataclasses import replace
+
+    from .helpers import load_script
+
+    mine = load_script("mine_puzzles")
+    p = min(SEARCH, key=lambda q: (q.alternatives, q.id))
+    judged = mine.rejudge(p)
+    assert judged is not None
+    assert (judged.id, judged.solution, judged.actions) == (p.id, p.solution, p.actions)
+    chances = [c for _, c in judged.chances]
+    assert judged.chances[0][0] == p.solution[0] and chances == sorted(chances, reverse=True)
+    assert chances[0] - chances[1] >= puzzles.SEARCH_MARGIN - 0.001
+    assert mine.rejudge(replace(p, solution=(p.chances[1][0],))) is None
+
+
 @pytest.mark.slow
 def test_every_search_puzzle_holds_on_a_new_seed() -> None:
     check_search_again(SEARCH, puzzles.SEARCH_BUDGET, 0.15)
