@@ -144,6 +144,11 @@ def mine_game(rules: Rules, seed: int, rng: random.Random) -> Puzzle | None:
     return max(found, key=lambda p: p.hardness, default=None)
 
 
+def stored(chances: list[tuple[Action, float]]) -> tuple[tuple[str, float], ...]:
+    """A search puzzle's chances as the file keeps them (encoded, 3 places)."""
+    return tuple((encode(a), round(c, 3)) for a, c in chances)
+
+
 def mine_search_game(rules: Rules, seed: int, rng: random.Random) -> Puzzle | None:
     """The first search puzzle among up to SPOTS decisions of one game."""
     for index, seat, state, actions in spots(rules, seed, rng, fits_search):
@@ -166,7 +171,7 @@ def mine_search_game(rules: Rules, seed: int, rng: random.Random) -> Puzzle | No
             alternatives=alternatives,
             hardness=hardness(1, 1, alternatives),
             kind="search",
-            chances=tuple((encode(a), round(c, 3)) for a, c in chances),
+            chances=stored(chances),
         )
     return None
 
@@ -212,7 +217,7 @@ def rejudge(p: Puzzle) -> Puzzle | None:
     chances = search_only_move(p.position(), p.seat)
     if chances is None or encode(chances[0][0]) != p.solution[0]:
         return None
-    return replace(p, chances=tuple((encode(a), round(c, 3)) for a, c in chances))
+    return replace(p, chances=stored(chances))
 
 
 def merge(parts: list[Path], out: Path, again: bool = False) -> None:

@@ -11,6 +11,7 @@ import json
 import random
 import re
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -27,6 +28,8 @@ from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import OVER, GameState
 from kozyr.engine.view import view_of
+
+from .helpers import load_script
 
 SHIPPED = puzzles.shipped()
 EXACT = [p for p in SHIPPED if p.kind == "exact"]
@@ -181,10 +184,6 @@ def test_judging_a_search_puzzle_again_keeps_it_only_while_its_move_stands() -> 
     behind the puzzles changes): the mining's two seeds again, with today's
     search; the chances are renewed, and a puzzle whose move is not the only
     one any more is dropped (here: one given the second-best move)."""
-    from dataclasses import replace
-
-    from .helpers import load_script
-
     mine = load_script("mine_puzzles")
     p = min(SEARCH, key=lambda q: (q.alternatives, q.id))
     judged = mine.rejudge(p)
