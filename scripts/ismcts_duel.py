@@ -216,11 +216,13 @@ BEFORE_DIGEST: dict[int, IsmctsConfig] = {10: FROZEN_LEVELS[10]._replace(endgame
 def _spelled(config: object) -> str:
     """A configuration as text in which equal values read the same (``10`` and
     ``10.0`` both as ``10.0``), nested factors (``evidence``) included.  A
-    field left at its default is not spelled, so that a knob added later (off
-    by default) leaves every digest as it was."""
+    field left at its default is not spelled, in the search's knobs as in the
+    factors, so that a knob or factor added later (at a default that changes
+    nothing) leaves every digest as it was."""
     if dataclasses.is_dataclass(config) and not isinstance(config, type):
-        items = [(f.name, getattr(config, f.name)) for f in dataclasses.fields(config)]
-        return f"{type(config).__name__}(" + ", ".join(f"{k}={_spelled(v)}" for k, v in items) + ")"
+        values = [(f.name, getattr(config, f.name), f.default) for f in dataclasses.fields(config)]
+        kept = [(k, v) for k, v, default in values if v != default]
+        return f"{type(config).__name__}(" + ", ".join(f"{k}={_spelled(v)}" for k, v in kept) + ")"
     if isinstance(config, tuple):
         names = getattr(config, "_fields", range(len(config)))
         defaults = getattr(config, "_field_defaults", {})

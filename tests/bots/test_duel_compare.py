@@ -136,3 +136,9 @@ def test_resume_refuses_games_played_with_other_configurations(tmp_path):
     # knobs left at their defaults are not spelled: adding one keeps every digest
     spelled = duel.resolved('{"iterations": 50, "endgame_nodes": 60, "halving": false}')
     assert spelled == "(iterations=50.0, endgame_nodes=60.0, time_cap=60.0)"
+    # nor are the inference's factors at theirs: a factor added later keeps them too
+    side = '{"iterations": 50, "endgame_nodes": 60, "evidence": %s}'
+    factors = duel.resolved(side % '{"led_dearer": 1}')
+    assert factors == f"{spelled[:-1]}, evidence=Evidence(led_dearer=1.0))"
+    level4 = duel.resolved(side % "{}")
+    assert level4 == f"{spelled[:-1]}, evidence=Evidence())"

@@ -125,6 +125,51 @@ def test_the_levels_are_issue_12s_with_the_knobs_issue_29_switched_on() -> None:
         assert changed == SWITCHED_ON[level], f"level {level}"
 
 
+#: The same for levels 5 and 10 as shipped, recorded once issue 29 had switched
+#: their knobs on (level 10 with the shrink, 2026-12-05): a change to a knob's
+#: search path (the evaluation, the shrink) or to the table shows here, as the
+#: frozen bots' pins show one to issue 12's path.
+PINNED_LEVELS = {
+    5: [
+        ("seat 1 attack JS JH", "ismcts", 0.600695007, 250),
+        ("seat 1 defend QC on 8C", "ismcts", 0.639066118, 250),
+        ("seat 1 attack KH", "ismcts", 0.457383671, 250),
+        ("seat 1 attack 7S", "ismcts", 0.543720335, 250),
+        ("seat 1 transfer 6S", "ismcts", 0.524167197, 250),
+        ("seat 1 attack JC JD", "ismcts", 0.502150101, 250),
+        ("seat 1 attack 5C", "ismcts", 0.678042229, 166),
+        ("seat 1 attack TS", "ismcts", 0.656201093, 166),
+        ("seat 1 pass", "ismcts", 0.714253914, 166),
+    ],
+    10: [
+        ("seat 1 attack 7S", "ismcts", 0.547040743, 30000),
+        ("seat 1 defend QC on 8C", "ismcts", 0.592027415, 30000),
+        ("seat 1 attack JC JD", "ismcts", 0.44581194, 30000),
+        ("seat 1 attack 6D", "ismcts", 0.534701976, 30000),
+        ("seat 1 transfer 6S", "ismcts", 0.507972169, 30000),
+        ("seat 1 attack JC JD", "ismcts", 0.467631682, 30000),
+        ("seat 1 attack 7S", "ismcts", 0.6791611, 20000),
+        ("seat 1 attack TS", "ismcts", 0.590464955, 20000),
+        ("seat 1 throw TD", "ismcts", 0.666349125, 20000),
+    ],
+}
+
+
+@needs_core
+@pytest.mark.parametrize("level", sorted(PINNED_LEVELS))
+def test_the_levels_play_what_they_played_when_issue_29_measured_them(level: int) -> None:
+    """Levels 5 and 10 make the decisions they made when their knobs were
+    measured: the bars in docs/bots.md hold for the search that runs today."""
+    search = LEVELS[level].search
+    assert isinstance(search, IsmctsConfig)
+    config = search._replace(time_cap=60.0)
+    got = []
+    for seed, view in seeded_views():
+        action, stats = ismcts(view, seed, config)
+        got.append((str(action), stats.method, round(stats.value, 9), stats.deals))
+    assert got == PINNED_LEVELS[level]
+
+
 def test_frozen_bots_are_wrapped_and_named() -> None:
     bot = frozen_bot(10, 3)
     assert isinstance(bot, CheatingTableBot) and bot.name == "is10"
