@@ -8,7 +8,7 @@ import pytest
 
 from kozyr import core
 from kozyr.bots.endgame import Solver, two_sided
-from kozyr.bots.ismcts import ActionValue, IsmctsConfig, evaluate_actions
+from kozyr.bots.ismcts import ActionValue, IsmctsConfig, evaluate_actions, refine_actions
 from kozyr.bots.levels import LEVELS
 from kozyr.bots.sampler import Slots, sample_state
 from kozyr.engine.rules import Rules
@@ -113,3 +113,22 @@ def test_root_parallelization_splits_the_budget_over_threads() -> None:
     assert two != evaluate_actions(view, 4_000, seed=9)  # other searches than one worker's
     with pytest.raises(ValueError):
         evaluate_actions(view, len(view.legal), seed=9, workers=2)
+
+
+@needs_core
+def test_the_judge_searches_as_level_10_without_the_shrink() -> None:
+    """The analysis, hints and puzzles judge with level 10's search less the
+    shrink, whose chances vary more between seeds (docs/analysis.md, "Stable")."""
+    level = LEVELS[10].search
+    assert isinstance(level, IsmctsConfig) and level.opponent_shrink > 0
+    judge = level._replace(opponent_shrink=0.0)
+    views = choice_views(Rules(players=2), 4, seed=5)
+    judged = [evaluate_actions(view, 3_000, seed=2) for view in views]
+    assert judged == [evaluate_actions(view, 3_000, seed=2, config=judge) for view in views]
+    with_shrink = [evaluate_actions(view, 3_000, seed=2, config=level) for view in views]
+    assert judged != with_shrink  # the default is not the level's own search
+    view = views[0]
+    pair = view.legal[:2]
+    assert refine_actions(view, pair, 2_000, seed=2) == refine_actions(
+        view, pair, 2_000, seed=2, config=judge
+    )
