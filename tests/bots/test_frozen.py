@@ -101,12 +101,17 @@ def test_the_frozen_budgets_and_knobs_are_issue_12s() -> None:
 def test_frozen_bots_play_what_issue_12_played(level: int) -> None:
     """is5 and is10 make the decisions (and reach the values) that levels 5 and
     10 made before issue 29: any change to their code path shows here."""
-    config = FROZEN_LEVELS[level]._replace(time_cap=60.0)
+    assert decisions(FROZEN_LEVELS[level]) == PINNED[level]
+
+
+def decisions(config: IsmctsConfig) -> list[tuple[str, str, float, int]]:
+    """What ``config`` (with no wall-clock cap to speak of) decides in each view
+    of :func:`seeded_views`: action, method, value, iterations."""
     got = []
     for seed, view in seeded_views():
-        action, stats = ismcts(view, seed, config)
+        action, stats = ismcts(view, seed, config._replace(time_cap=60.0))
         got.append((str(action), stats.method, round(stats.value, 9), stats.deals))
-    assert got == PINNED[level]
+    return got
 
 
 #: What issue 29 switched on in each level; every other field is issue 12's.
@@ -162,12 +167,7 @@ def test_the_levels_play_what_they_played_when_issue_29_measured_them(level: int
     measured: the bars in docs/bots.md hold for the search that runs today."""
     search = LEVELS[level].search
     assert isinstance(search, IsmctsConfig)
-    config = search._replace(time_cap=60.0)
-    got = []
-    for seed, view in seeded_views():
-        action, stats = ismcts(view, seed, config)
-        got.append((str(action), stats.method, round(stats.value, 9), stats.deals))
-    assert got == PINNED_LEVELS[level]
+    assert decisions(search) == PINNED_LEVELS[level]
 
 
 def test_frozen_bots_are_wrapped_and_named() -> None:
