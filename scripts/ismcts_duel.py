@@ -219,16 +219,20 @@ def _spelled(config: object) -> str:
     field left at its default is not spelled, in the search's knobs as in the
     factors, so that a knob or factor added later (at a default that changes
     nothing) leaves every digest as it was."""
+    no_default = dataclasses.MISSING
+    fields: list[tuple[object, object, object]] | None = None
     if dataclasses.is_dataclass(config) and not isinstance(config, type):
-        values = [(f.name, getattr(config, f.name), f.default) for f in dataclasses.fields(config)]
-        kept = [(k, v) for k, v, default in values if v != default]
-        return f"{type(config).__name__}(" + ", ".join(f"{k}={_spelled(v)}" for k, v in kept) + ")"
-    if isinstance(config, tuple):
+        kind = type(config).__name__
+        fields = [(f.name, getattr(config, f.name), f.default) for f in dataclasses.fields(config)]
+    elif isinstance(config, tuple):
+        kind = ""
         names = getattr(config, "_fields", range(len(config)))
         defaults = getattr(config, "_field_defaults", {})
         pairs = zip(names, config, strict=True)
-        kept = [(k, v) for k, v in pairs if k not in defaults or v != defaults[k]]
-        return "(" + ", ".join(f"{k}={_spelled(v)}" for k, v in kept) + ")"
+        fields = [(k, v, defaults.get(k, no_default)) for k, v in pairs]
+    if fields is not None:
+        kept = ", ".join(f"{k}={_spelled(v)}" for k, v, default in fields if v != default)
+        return f"{kind}({kept})"
     if isinstance(config, int | float) and not isinstance(config, bool):
         return repr(float(config))
     return repr(config)

@@ -411,6 +411,12 @@ class ActionValue(NamedTuple):
 EXACT_NODES: Final = 2_000_000
 
 
+def _judging(config: IsmctsConfig | None) -> IsmctsConfig:
+    """The search a judgement runs (``config``, else :data:`JUDGE_SEARCH`),
+    with no wall-clock cap: its result must not depend on the machine."""
+    return (JUDGE_SEARCH if config is None else config)._replace(time_cap=float("inf"))
+
+
 def evaluate_actions(
     view: View,
     budget: int,
@@ -441,9 +447,7 @@ def evaluate_actions(
         raise ValueError(f"seat {view.seat} has no legal action: it is not its turn")
     if budget < len(legal):
         raise ValueError(f"a budget of {budget} cannot visit {len(legal)} actions")
-    if config is None:
-        config = JUDGE_SEARCH
-    config = config._replace(time_cap=float("inf"))
+    config = _judging(config)
     rng = random.Random(decision_seed(seed, view))
     slots = Slots(view)
     if slots.determined():
@@ -491,9 +495,7 @@ def refine_actions(
     same deep look makes their difference steady (measured in
     docs/analysis.md, "Stable").  Deterministic in the view, actions,
     iterations, seed and config (default: :data:`JUDGE_SEARCH`)."""
-    if config is None:
-        config = JUDGE_SEARCH
-    config = config._replace(time_cap=float("inf"))
+    config = _judging(config)
     base = decision_seed(seed, view) ^ 0x5DEECE66D
     out = []
     for action in actions:
