@@ -56,6 +56,7 @@ ISSUE29_OFF = {
     "tree_inference": 0.0,
     "tree_evidence": None,
     "opponent_shrink": 0.0,
+    "smooth": 0.0,
 }
 
 #: (action, method, value of the chosen action, iterations) of is5 and is10 in

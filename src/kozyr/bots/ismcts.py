@@ -141,6 +141,12 @@ class IsmctsConfig(NamedTuple):
     #: the tree's opponents choose by what they hold while the subtree below
     #: stays shared (``opponent_split`` splits it, and thins its statistics).
     opponent_shrink: float = 0.0
+    #: Issue 29: Smooth UCT below the root (Heinrich & Silver 2015; 0: off): a
+    #: node chooses by UCB only with chance max(0.1, 0.9 / (1 + smooth * sqrt(n)))
+    #: (n: its available children's visits), else draws a child in proportion
+    #: to its visits, so the tree's players mix their replies as the statistics
+    #: say instead of each answering the other's latest choices.
+    smooth: float = 0.0
 
 
 #: Level 10's search (the level table, :mod:`kozyr.bots.levels`, uses this one;
@@ -263,6 +269,7 @@ def _search(
         own_split=config.own_split,
         tree_evidence=_tree_evidence(config),
         opp_shrink=config.opponent_shrink,
+        smooth=config.smooth,
     )
     return RootSearch(cands, best, info["visits"], info["values"], info)
 

@@ -245,6 +245,14 @@ typedef struct {
                           the tree's opponents choose by what they hold, as opp_split
                           meant them to, while every class shares one subtree below
                           (opp_split's children split it, and thin its statistics) */
+    double smooth;     /* > 0: Smooth UCT (Heinrich & Silver 2015) below the root: at a
+                          node whose available children have n visits in all, the
+                          child is chosen by UCB only with chance
+                          eta = max(0.1, 0.9 / (1 + smooth * sqrt(n))), else drawn
+                          in proportion to the children's visits (the node's average
+                          strategy), so that the tree's players mix their replies as
+                          its statistics say instead of each playing a best response
+                          to the other's latest choices */
 } Params;
 
 /* The classes of opp_shrink: an opponent's hand with 0, 1, 2 or 3+ trumps. */
@@ -705,6 +713,28 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                 best = used++;
                 expanded = 1;
             } else {
+                if (pp->smooth > 0 && node != 0 && nm > 1) { /* Smooth UCT: the average strategy */
+                    /* with the shrink, an opponent's average strategy is its class's: the
+                     * replies it chose when it held a hand of this class */
+                    double share[K_MAX_ACTIONS], n = 0;
+                    for (int i = 0; i < nm; i++) {
+                        share[i] = shrink_cls >= 0
+                                       ? cls_visits[(size_t)matched[i] * SHRINK_CLASSES + (size_t)shrink_cls]
+                                       : nodes[matched[i]].visits;
+                        n += share[i];
+                    }
+                    double eta = 0.9 / (1 + pp->smooth * sqrt(n));
+                    if (eta < 0.1) eta = 0.1;
+                    if (n > 0 && k_uniform(&g) >= eta) {
+                        double r = k_uniform(&g) * n;
+                        for (int i = 0; i < nm && best < 0; i++) {
+                            r -= share[i];
+                            if (r < 0 || i == nm - 1) best = matched[i];
+                        }
+                    }
+                }
+            }
+            if (best < 0) { /* UCB, as every node chose before Smooth UCT */
                 double best_score = -1e300;
                 double c = node == 0 && pp->root_c > 0 ? pp->root_c : pp->c;
                 for (int i = 0; i < nm; i++) {
@@ -1089,32 +1119,32 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
                          "debug", "root_halving", "tree_rounds", "root_c", "endgame_cards",
                          "endgame_nodes", "eval_weights", "widen", "opp_bias", "opp_split",
                          "stock_eval_weights", "blind", "own_split", "tree_evidence",
-                         "opp_shrink", NULL};
+                         "opp_shrink", "smooth", NULL};
     PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o, *eval_o = Py_None;
     PyObject *stock_o = Py_None, *tree_ev_o = Py_None;
     int seat, deck_hidden, iterations, rollout_cap, debug = 0, root_halving = 0, tree_rounds = 0;
     int endgame_cards = 0, endgame_nodes = 0, opp_split = 0, own_split = 0;
     unsigned long long pool, seed;
     double c, eps, time_cap, bias = 0, root_c = 0, widen = 0, opp_bias = 0, blind = 0;
-    double opp_shrink = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOddiOdiOd", kw, &state_obj, &seat,
+    double opp_shrink = 0, smooth = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOddiOdiOdd", kw, &state_obj, &seat,
                                      &pool, &slots_o, &deck_hidden, &weights_o, &cands_o,
                                      &iterations, &seed, &c, &eps, &rollout_cap, &time_cap, &style_o,
                                      &bias, &debug, &root_halving, &tree_rounds, &root_c,
                                      &endgame_cards, &endgame_nodes, &eval_o, &widen, &opp_bias,
                                      &opp_split, &stock_o, &blind, &own_split, &tree_ev_o,
-                                     &opp_shrink))
+                                     &opp_shrink, &smooth))
         return NULL;
     double tree_ev[TE_COUNT];
     if (tree_ev_o != Py_None && !read_tree_evidence(tree_ev_o, tree_ev)) return NULL;
     if (tree_rounds < 0 || root_c < 0 || widen < 0 || opp_bias < 0 || c < 0 || eps < 0 ||
         eps > 1 || endgame_cards < 0 || endgame_nodes < 0 || opp_split < 0 || opp_split > 13 ||
         own_split < 0 || own_split > 13 || !(blind >= 0 && blind < 1) ||
-        !(opp_shrink >= 0 && isfinite(opp_shrink))) {
+        !(opp_shrink >= 0 && isfinite(opp_shrink)) || !(smooth >= 0 && isfinite(smooth))) {
         PyErr_SetString(PyExc_ValueError,
                         "search: negative tree_rounds, c, root_c, widen, opp_bias or endgame "
                         "figures, eps not in 0..1, opp_split or own_split not in 0..13, blind "
-                        "not in [0, 1), or opp_shrink negative or not finite");
+                        "not in [0, 1), or opp_shrink or smooth negative or not finite");
         return NULL;
     }
     const KState *tmpl = k_state_of(state_obj);
@@ -1176,7 +1206,7 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att},
                      bias, root_halving, tree_rounds, root_c, endgame_cards, endgame_nodes, eval,
                      widen, opp_bias, opp_split, stock_eval, blind, own_split,
-                     tree_ev_o != Py_None ? tree_ev : NULL, opp_shrink};
+                     tree_ev_o != Py_None ? tree_ev : NULL, opp_shrink, smooth};
         Stats st = {0};
         int best;
         Debug *dbg = NULL;

@@ -1,0 +1,43 @@
+"""Issue 29's Smooth UCT below the root (``IsmctsConfig.smooth``): a node
+chooses by UCB only with a chance that falls with its visits, else draws a
+child in proportion to its visits (the node's average strategy)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kozyr.bots.ismcts import search_root
+from kozyr.engine.rules import Rules
+
+from ..bots.helpers import choice_views
+from .helpers import TREE_CONFIG as CONFIG
+from .helpers import needs_core, tree_children
+
+
+@needs_core
+def test_smooth_uct_follows_the_average_strategy_and_walks_deeper() -> None:
+    # Drawing in proportion to the visits spends less on exploration than UCB:
+    # the visits gather on the replies the node already played most (a lower
+    # effective number of children, at both sides' nodes) and the walks deepen.
+    plain, plain_depth = tree_children(CONFIG, "effective")
+    smooth, smooth_depth = tree_children(CONFIG._replace(smooth=1.0), "effective")
+    for who in plain:
+        assert smooth[who] < 0.8 * plain[who]
+    assert smooth_depth > plain_depth
+
+
+@needs_core
+def test_smooth_uct_is_deterministic_checked_and_off_by_default() -> None:
+    view = choice_views(Rules(players=2), 1, seed=5)[0]
+    config = CONFIG._replace(smooth=0.1)
+    first, second = search_root(view, 7, config), search_root(view, 7, config)
+    assert (first.best, first.visits) == (second.best, second.visits)
+    assert first.visits != search_root(view, 7, CONFIG).visits
+    assert CONFIG.smooth == 0.0
+    for smooth in (-0.1, float("nan")):
+        with pytest.raises(ValueError, match="smooth"):
+            search_root(view, 7, config._replace(smooth=smooth))
+    # with the shrink, an opponent's average strategy is its class of hand's
+    shrunk = config._replace(opponent_shrink=10.0)
+    first, second = search_root(view, 7, shrunk), search_root(view, 7, shrunk)
+    assert (first.best, first.visits) == (second.best, second.visits)
