@@ -13,7 +13,7 @@ from kozyr.engine.rules import Rules
 
 from ..bots.helpers import choice_views
 from .helpers import TREE_CONFIG as CONFIG
-from .helpers import needs_core, tree_children, tree_searches
+from .helpers import needs_core, search_twice, tree_children, tree_searches
 
 
 @needs_core
@@ -57,8 +57,7 @@ def test_a_split_keeps_the_moves_of_different_hands_apart(
 def test_the_opponents_knobs_are_deterministic_and_checked() -> None:
     view = choice_views(Rules(players=2), 1, seed=5)[0]
     config = CONFIG._replace(widening=1.5)
-    first, second = search_root(view, 7, config), search_root(view, 7, config)
-    assert (first.best, first.visits) == (second.best, second.visits)
+    search_twice(view, config)
     with pytest.raises(ValueError, match="widen"):
         search_root(view, 7, config._replace(widening=-1.0))
     with pytest.raises(ValueError, match="opp_bias"):
@@ -69,9 +68,7 @@ def test_the_opponents_knobs_are_deterministic_and_checked() -> None:
         with pytest.raises(ValueError, match="opp_shrink"):
             search_root(view, 7, config._replace(opponent_shrink=shrink))
     for knob in ({"opponent_split": 3}, {"opponent_shrink": 3.0}):
-        other = config._replace(widening=0.0, **knob)
-        first, second = search_root(view, 7, other), search_root(view, 7, other)
-        assert (first.best, first.visits) == (second.best, second.visits)
+        search_twice(view, config._replace(widening=0.0, **knob))
 
 
 @needs_core

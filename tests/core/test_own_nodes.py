@@ -12,7 +12,7 @@ from kozyr.engine.rules import Rules
 
 from ..bots.helpers import choice_views
 from .helpers import TREE_CONFIG as CONFIG
-from .helpers import needs_core
+from .helpers import needs_core, search_twice
 
 
 @needs_core
@@ -32,8 +32,7 @@ def test_without_a_refill_ahead_the_split_changes_nothing() -> None:
 def test_the_split_is_deterministic_and_checked() -> None:
     view = choice_views(Rules(players=2), 1, seed=5)[0]
     config = CONFIG._replace(iterations=2_000, own_split=2)
-    first, second = search_root(view, 7, config), search_root(view, 7, config)
-    assert (first.best, first.visits) == (second.best, second.visits)
+    search_twice(view, config)
     with pytest.raises(ValueError, match="own_split"):
         search_root(view, 7, config._replace(own_split=-1))
     with pytest.raises(ValueError, match="own_split"):

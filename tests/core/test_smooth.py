@@ -11,7 +11,7 @@ from kozyr.engine.rules import Rules
 
 from ..bots.helpers import choice_views
 from .helpers import TREE_CONFIG as CONFIG
-from .helpers import needs_core, tree_children
+from .helpers import needs_core, search_twice, tree_children
 
 
 @needs_core
@@ -30,14 +30,10 @@ def test_smooth_uct_follows_the_average_strategy_and_walks_deeper() -> None:
 def test_smooth_uct_is_deterministic_checked_and_off_by_default() -> None:
     view = choice_views(Rules(players=2), 1, seed=5)[0]
     config = CONFIG._replace(smooth=0.1)
-    first, second = search_root(view, 7, config), search_root(view, 7, config)
-    assert (first.best, first.visits) == (second.best, second.visits)
-    assert first.visits != search_root(view, 7, CONFIG).visits
+    assert search_twice(view, config).visits != search_root(view, 7, CONFIG).visits
     assert CONFIG.smooth == 0.0
     for smooth in (-0.1, float("nan")):
         with pytest.raises(ValueError, match="smooth"):
             search_root(view, 7, config._replace(smooth=smooth))
     # with the shrink, an opponent's average strategy is its class of hand's
-    shrunk = config._replace(opponent_shrink=10.0)
-    first, second = search_root(view, 7, shrunk), search_root(view, 7, shrunk)
-    assert (first.best, first.visits) == (second.best, second.visits)
+    search_twice(view, config._replace(opponent_shrink=10.0))
