@@ -168,15 +168,16 @@ def http(
         return status, text
 
 
-#: Clients connected while :func:`run` runs a scenario (it closes them at the
-#: end; strong references, since a scenario's locals are gone once it returns).
+#: Clients made while :func:`run` runs a scenario (it closes their sockets at
+#: the end; strong references, since a scenario's locals are gone once it returns).
 _clients: set[Client] | None = None
 
 
 def run(scenario: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run(scenario)``, closing every client's socket at the end even if
-    the scenario failed: a socket left to the garbage collector warns later, in
-    whichever test is running then (pytest makes that warning that test's error)."""
+    """``asyncio.run(scenario)``, closing every socket its clients opened at the
+    end even if the scenario failed: a socket left to the garbage collector warns
+    later, in whichever test is running then (pytest makes that warning that
+    test's error).  Every scenario with clients runs through here."""
 
     global _clients
     mine: set[Client] = set()
@@ -186,8 +187,9 @@ def run(scenario: Coroutine[Any, Any, T]) -> T:
             return await scenario
         finally:
             for c in mine:
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(c.close(), 5)
+                for ws in c.sockets:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(ws.close(), 5)
 
     _clients = mine
     try:
@@ -203,7 +205,9 @@ class Client:
     def __init__(self, url: str, name: str) -> None:
         self.url = url
         self.name = name
-        self.ws: ClientConnection | None = None
+        #: Every socket this client opened, the replaced ones too (for :func:`run`).
+        self.sockets: list[ClientConnection] = []
+        self._ws: ClientConnection | None = None
         self.token: str | None = None
         #: (seat or None for a spectator, frame)
         self.frames: list[tuple[int | None, dict[str, Any]]] = []
@@ -212,11 +216,23 @@ class Client:
         self.game: dict[str, Any] | None = None
         self.errors: list[dict[str, Any]] = []
         self.over: list[dict[str, Any]] = []
+        if _clients is not None:
+            _clients.add(self)
+
+    @property
+    def ws(self) -> ClientConnection | None:
+        return self._ws
+
+    @ws.setter
+    def ws(self, ws: ClientConnection | None) -> None:
+        """A new socket (a reconnect, or a test's own ``connect``) is remembered
+        so that :func:`run` closes it, whoever replaced it since."""
+        self._ws = ws
+        if ws is not None:
+            self.sockets.append(ws)
 
     async def connect(self, token: str | None = None, hello: bool = True) -> dict[str, Any]:
         self.ws = await connect(self.url, open_timeout=10, max_size=2**20, max_queue=None)
-        if _clients is not None:
-            _clients.add(self)
         if not hello:
             return {}
         msg: dict[str, Any] = {"type": "hello", "name": self.name}
@@ -303,11 +319,20 @@ async def play_out(
     *,
     moves: int | None = None,
     timeout: float = 60.0,
+    rate: float = 100.0,
 ) -> None:
     """Humans pick random legal moves until the game is over (or until they made
     ``moves`` moves between them).  Stale-version refusals are expected (a
-    frame can be outdated by the time we answer it); any other error fails."""
+    frame can be outdated by the time we answer it); any other error fails.
+
+    Each client answers every frame that offers it a move, so at machine speed
+    it would send as fast as the server plays (in a cheating game every frame
+    offers an accusation): each sends at most ``rate`` moves a second, half the
+    test servers' flood limit (``--rate 200``), so none is dropped however fast
+    the machine is."""
     made = 0
+    gap = 1.0 / rate
+    last_sent: dict[int, float] = {}  # id(client): when it last sent
 
     async def run(c: Client) -> None:
         nonlocal made
@@ -332,6 +357,10 @@ async def play_out(
             return
         made += 1
         action = rng.choice(frame["legal"])
+        wait = last_sent.get(id(c), -gap) + gap - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+        last_sent[id(c)] = time.monotonic()
         await c.send({"type": "move", "action": action, "version": frame["version"]})
 
     await asyncio.wait_for(asyncio.gather(*(run(c) for c in clients)), timeout)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 
 from kozyr.engine.cards import card_str, deck_cards
 
-from .harness import Client, ServerProcess, check_frames, http, play_out
+from .harness import Client, ServerProcess, check_frames, http, play_out, run
 from .services import ClusterFront
 
 
@@ -60,7 +59,7 @@ def test_malformed_and_unexpected_messages(server: ServerProcess) -> None:
         await _error(c, "bad_room")
         await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_two_character_names_play_and_bad_names_are_refused(server: ServerProcess) -> None:
@@ -102,7 +101,7 @@ def test_two_character_names_play_and_bad_names_are_refused(server: ServerProces
             await c.expect("welcome")
             await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
     status, err = http("POST", server.url + "/api/rooms", {"name": "   ", "seats": 2})
     assert status == 400 and err["error"]["code"] == "bad_name", err
     status, made = http("POST", server.url + "/api/rooms", {"name": "翔", "seats": 2})
@@ -187,7 +186,7 @@ def test_forged_stale_out_of_turn_and_illegal_moves(
         for c in (anna, boris, spy):
             await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_oversized_frame_closes_only_that_connection(server: ServerProcess) -> None:
@@ -205,7 +204,7 @@ def test_oversized_frame_closes_only_that_connection(server: ServerProcess) -> N
         assert welcome["resumed"]
         await again.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_flood_is_refused_then_closed_with_policy_violation(server: ServerProcess) -> None:
@@ -222,4 +221,4 @@ def test_flood_is_refused_then_closed_with_policy_violation(server: ServerProces
         status, _health = http("GET", server.url + "/health")
         assert status == 200
 
-    asyncio.run(scenario())
+    run(scenario())

@@ -4,7 +4,6 @@ verdicts in events, spectators who cannot accuse, nothing leaked."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 
@@ -12,7 +11,7 @@ from kozyr.cli.replay import replay_json
 from kozyr.engine.actions import Action, Kind
 from kozyr.engine.record import GameRecord
 
-from .harness import Client, ServerProcess, check_frames, http, play_out
+from .harness import Client, ServerProcess, check_frames, http, play_out, run
 from .services import ClusterFront
 
 
@@ -91,7 +90,7 @@ def test_two_people_and_two_bots_cheat_and_accuse(any_server: ServerProcess | Cl
         for c in (anna, boris, vera):
             await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_the_last_call_passes_for_people_who_let_it_go(server: ServerProcess) -> None:
@@ -122,7 +121,7 @@ def test_the_last_call_passes_for_people_who_let_it_go(server: ServerProcess) ->
             frame = msg
         await solo.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_kill_9_in_the_last_call_resumes_it(tmp_path) -> None:
@@ -162,7 +161,7 @@ def test_kill_9_in_the_last_call_resumes_it(tmp_path) -> None:
         await back.close()
 
     try:
-        asyncio.run(scenario())
+        run(scenario())
         assert srv.events("room_recovered")
     finally:
         srv.stop()

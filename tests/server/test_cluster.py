@@ -370,7 +370,7 @@ def test_fencing_refuses_a_former_owners_writes(tmp_path: Path) -> None:
             old.close()
             new.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_a_refused_fence_loses_only_its_own_moves_in_a_batch(tmp_path: Path) -> None:
@@ -431,7 +431,7 @@ def _refused_fence_in_a_batch(url: str) -> None:
         finally:
             store.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_seat_index_finds_a_players_open_room(tmp_path: Path) -> None:
@@ -463,7 +463,7 @@ def test_seat_index_finds_a_players_open_room(tmp_path: Path) -> None:
         finally:
             store.close()
 
-    asyncio.run(scenario())
+    run(scenario())
     # An older database (from before Alembic and the seat table): its rooms only.
     from kozyr.server.storage import baseline
 
@@ -491,7 +491,7 @@ def test_seat_index_finds_a_players_open_room(tmp_path: Path) -> None:
         finally:
             store.close()
 
-    asyncio.run(migrated())
+    run(migrated())
 
 
 def test_inbox_entries_reach_the_worker_once_in_order() -> None:
@@ -559,5 +559,5 @@ def test_inbox_entries_go_out_in_one_pipeline_per_turn() -> None:
         assert await sender.send(["k"], ["e"]) == "id-e"
         sender.stop()
 
-    asyncio.run(scenario())
+    run(scenario())
     assert calls == [["a", "b", "bad", "c"], ["d"], ["e"]]

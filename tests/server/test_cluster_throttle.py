@@ -16,7 +16,7 @@ from kozyr.bench.localcluster import free_port
 from kozyr.server.cluster.throttle import RedisPassphraseThrottle
 from kozyr.server.protocol import ProtocolError
 
-from .harness import Client
+from .harness import Client, run
 from .services import Cluster, PgCluster, RedisServer
 from .test_hardening import _client_from
 from .test_units import Clock, passphrase_backoff_table
@@ -35,7 +35,7 @@ def test_redis_throttle_answers_like_the_memory_one(redis_url: str) -> None:
             t = RedisPassphraseThrottle(redis, base=1.0, cap=5.0, clock=clock, prefix="table")
             await passphrase_backoff_table(t, clock, RedisPassphraseThrottle.HOLD)
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_redis_throttle_is_one_count_for_every_client_on_redis_time(redis_url: str) -> None:
@@ -67,7 +67,7 @@ def test_redis_throttle_is_one_count_for_every_client_on_redis_time(redis_url: s
             )
             assert sorted(waits) == [0.0] + [0.2] * 9, waits
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_redis_throttle_fails_closed_without_redis() -> None:
@@ -86,7 +86,7 @@ def test_redis_throttle_fails_closed_without_redis() -> None:
             assert await t.end("r", "a", ok=False) == RedisPassphraseThrottle.HOLD
             assert await t.end("r", "a", ok=True) == 0.0
 
-    asyncio.run(scenario())
+    run(scenario())
     assert warnings == ["cluster_throttle_failed"] * 3
 
 

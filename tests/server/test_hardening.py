@@ -20,7 +20,7 @@ from websockets.asyncio.client import connect
 
 from kozyr.server.edge.run import ws_frame_limit
 
-from .harness import Client, ServerProcess, play_out
+from .harness import Client, ServerProcess, play_out, run
 from .harness import http as get
 
 
@@ -165,7 +165,7 @@ def test_refused_room_creation_keeps_the_players_name(server: ServerProcess) -> 
         await c.expect("left")
         await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 # ---------------------------------------------------------------- passphrases
@@ -224,7 +224,7 @@ def test_passphrase_guesses_at_once_are_throttled_together(server: ServerProcess
         for c in [host, friend, other, *one, *many]:
             await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
     assert server.alive()
 
 
@@ -273,7 +273,7 @@ def test_spectator_cannot_send_seat_only_messages(server: ServerProcess) -> None
         for c in (anna, boris, spy):
             await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 # ---------------------------------------------------------------- deep JSON
@@ -308,7 +308,7 @@ async def _deep_messages(url: str, depth: int) -> None:
 def test_deeply_nested_json_is_an_invalid_message(server: ServerProcess) -> None:
     since = len(server.lines)
     for depth in (9, 100, 1000, 1150):
-        asyncio.run(_deep_messages(server.ws_url, depth))
+        run(_deep_messages(server.ws_url, depth))
     assert server.alive()
     assert not _errors_logged(server, since), _errors_logged(server, since)
     assert "RecursionError" not in server.log_text()
@@ -318,7 +318,7 @@ def test_json_nested_100000_levels_is_an_invalid_message(tmp_path: Path) -> None
     """With the size limit raised so that it fits, 100,000 levels are still refused."""
     srv = ServerProcess(tmp_path / "kozyr.db", "--max-message", "1000000").start()
     try:
-        asyncio.run(_deep_messages(srv.ws_url, 100_000))
+        run(_deep_messages(srv.ws_url, 100_000))
         deep = f'{{"name": "x", "rules": {_nested(100_000)}}}'.encode()
         status, body = _post(srv.url + "/api/rooms", deep, "127.0.0.1")
         assert status == 400 and body["error"]["code"] == "invalid_message", body
@@ -354,7 +354,7 @@ def test_too_big_is_sent_before_the_close(server: ServerProcess) -> None:
         await ok.expect("welcome")
         await ok.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_text_that_is_not_utf8_closes_with_1007_without_a_traceback(
@@ -372,7 +372,7 @@ def test_text_that_is_not_utf8_closes_with_1007_without_a_traceback(
         assert (await again.connect(c.token))["resumed"]
         await again.close()
 
-    asyncio.run(scenario())
+    run(scenario())
     assert server.alive()
     # The log line is written as the server handles the close, which may come
     # after the client saw the close frame: give the log a moment (an idle CI
@@ -403,7 +403,7 @@ def test_binary_frames_are_refused_not_processed(server: ServerProcess) -> None:
         await _error(c, "not_in_room", "sync")  # no room was made
         await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_dropped_messages_name_their_type(tmp_path: Path) -> None:
@@ -425,7 +425,7 @@ def test_dropped_messages_name_their_type(tmp_path: Path) -> None:
         await c.close()
 
     try:
-        asyncio.run(scenario())
+        run(scenario())
     finally:
         srv.stop()
 
@@ -443,7 +443,7 @@ def test_names_that_break_the_rule_get_bad_name(server: ServerProcess) -> None:
         await c.expect("welcome")
         await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 # ---------------------------------------------------------------- signals
@@ -459,7 +459,7 @@ def test_sigterm_and_sigint_stop_cleanly_with_status_0(tmp_path: Path) -> None:
             srv.proc.send_signal(sig)
             return await c.closed_code(timeout=20)
 
-        close = asyncio.run(scenario())
+        close = run(scenario())
         assert close in (1001, 1012), close  # going away / service restart
         assert srv.proc.wait(20) == 0, srv.log_text()
         srv._reader.join(10)

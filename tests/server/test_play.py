@@ -9,7 +9,7 @@ import random
 
 from kozyr.cli.replay import replay_json
 
-from .harness import Client, ServerProcess, check_frames, http, play_out, shared
+from .harness import Client, ServerProcess, check_frames, http, play_out, run, shared
 from .services import ClusterFront
 
 
@@ -108,7 +108,7 @@ def test_two_humans_two_bots_play_rematch_and_a_spectator(
         status, _ = http("GET", f"{server.url}/api/rooms/{code}")
         assert status == 404  # closed once everybody left
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 async def _watch_until_over(c: Client) -> None:
@@ -151,7 +151,7 @@ def test_play_against_the_computer_and_results(any_server: ServerProcess | Clust
         assert level3[outcome] == 1
         await solo.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_bots_play_for_a_human_whose_time_runs_out(server: ServerProcess) -> None:
@@ -171,7 +171,7 @@ def test_bots_play_for_a_human_whose_time_runs_out(server: ServerProcess) -> Non
         assert idle.room is not None and not idle.room["seats"][0]["away"]
         await idle.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_http_api(server: ServerProcess) -> None:
@@ -216,4 +216,4 @@ def test_http_api(server: ServerProcess) -> None:
         assert room["you"] == {"seat": 0, "host": True, "spectator": False}
         await host.close()
 
-    asyncio.run(host_connects())
+    run(host_connects())

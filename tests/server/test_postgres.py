@@ -5,7 +5,6 @@ mid-game after which a restarted server resumes the table from PostgreSQL."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from pathlib import Path
@@ -19,6 +18,7 @@ from .harness import (
     crash_and_resume,
     http,
     play_out,
+    run,
     shared,
 )
 from .services import PASSWORD, PgCluster
@@ -64,7 +64,7 @@ def test_full_game_on_postgres_record_replays(pg: PgCluster, tmp_path: Path) -> 
         return over, record, results
 
     try:
-        over, record, _results = asyncio.run(scenario())
+        over, record, _results = run(scenario())
         code, out = replay_json(json.dumps(record))
         assert code == 0 and out["state"]["result"] == over["result"]
         # The rows really are in PostgreSQL.
@@ -93,7 +93,7 @@ def test_kill_9_mid_game_on_postgres_then_restart_resumes(pg: PgCluster, tmp_pat
     srv.start()
 
     try:
-        asyncio.run(crash_and_resume(srv, seed=23))
+        run(crash_and_resume(srv, seed=23))
         assert srv.events("room_recovered")
     finally:
         srv.stop()

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from websockets.asyncio.client import connect
 
-from .harness import Client, ServerProcess, check_frames, crash_and_resume, http, play_out
+from .harness import Client, ServerProcess, check_frames, crash_and_resume, http, play_out, run
 from .services import ClusterFront
 
 
@@ -62,7 +62,7 @@ def test_passphrase_throttled_per_room_and_per_address(
         for c in (host, guest, other):
             await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_disconnect_bot_takes_over_then_reconnect_resyncs(
@@ -120,7 +120,7 @@ def test_disconnect_bot_takes_over_then_reconnect_resyncs(
         await anna.close()
         await back.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_a_spectator_who_reconnects_keeps_watching(
@@ -173,7 +173,7 @@ def test_a_spectator_who_reconnects_keeps_watching(
         for c in (anna, back, late):
             await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_leaving_mid_game_hands_the_seat_to_a_bot(server: ServerProcess) -> None:
@@ -196,7 +196,7 @@ def test_leaving_mid_game_hands_the_seat_to_a_bot(server: ServerProcess) -> None
         await anna.close()
         await boris.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_kill_9_mid_game_then_restart_resumes_every_table(tmp_path: Path) -> None:
@@ -211,7 +211,7 @@ def test_kill_9_mid_game_then_restart_resumes_every_table(tmp_path: Path) -> Non
     assert http("GET", srv.url + "/") == (200, "<h1>Kozyr</h1>")
 
     try:
-        asyncio.run(crash_and_resume(srv, seed=21))
+        run(crash_and_resume(srv, seed=21))
         assert srv.events("room_recovered")
         # Bot moves are paced: never sooner than --bot-delay after the move before.
         # Compare moves of the same room and game only: rooms interleave in the log.
@@ -245,7 +245,7 @@ def test_structured_logs_one_json_line_per_event(server: ServerProcess) -> None:
         await play_out([c], random.Random(1))
         await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
     time.sleep(0.3)  # the server writes its log from a background thread
     assert all(line.get("event") != "raw" for line in server.lines), [
         line for line in server.lines if line.get("event") == "raw"

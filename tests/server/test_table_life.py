@@ -15,7 +15,7 @@ from typing import Any
 
 from kozyr.server.tables.lobby import UNLISTED_AFTER, listed
 
-from .harness import Client, ServerProcess, http, play_out
+from .harness import Client, ServerProcess, http, play_out, run
 from .services import ClusterFront
 
 
@@ -66,7 +66,7 @@ def test_a_player_who_left_takes_the_seat_back_from_the_bot(server: ServerProces
         for c in (anna, boris):
             await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_between_games_nobody_is_seated_without_asking(server: ServerProcess) -> None:
@@ -118,7 +118,7 @@ def test_between_games_nobody_is_seated_without_asking(server: ServerProcess) ->
         for c in (anna, boris, vera, gleb):
             await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_the_host_kicks_and_the_kicked_cannot_come_back(server: ServerProcess) -> None:
@@ -151,7 +151,7 @@ def test_the_host_kicks_and_the_kicked_cannot_come_back(server: ServerProcess) -
         for c in (anna, boris, vera, gleb):
             await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_the_host_role_passes_to_someone_connected(server: ServerProcess) -> None:
@@ -169,7 +169,7 @@ def test_the_host_role_passes_to_someone_connected(server: ServerProcess) -> Non
         await boris.expect("game")
         await boris.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_the_lobby_lists_who_is_connected_and_forgets_empty_rooms() -> None:
@@ -202,7 +202,7 @@ def test_empty_public_rooms_leave_the_list_and_close(tmp_path: Path) -> None:
             _status, lobby = http("GET", srv.url + "/api/rooms")
             assert code not in [r["code"] for r in lobby["rooms"]]
 
-        asyncio.run(scenario())
+        run(scenario())
     finally:
         srv.stop()
 
@@ -236,7 +236,7 @@ def test_quick_match_seats_strangers_together(any_server: ServerProcess | Cluste
         for c in (anna, boris):
             await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_quick_match_fills_with_bots_after_the_wait(tmp_path: Path) -> None:
@@ -257,7 +257,7 @@ def test_quick_match_fills_with_bots_after_the_wait(tmp_path: Path) -> None:
             assert [s["bot"] is not None for s in playing["seats"]] == [False, True, True]
             await anna.close()
 
-        asyncio.run(scenario())
+        run(scenario())
     finally:
         srv.stop()
 
@@ -280,7 +280,7 @@ def test_rename_between_games_and_invite_codes_without_lookalikes(server: Server
         for c in (anna, boris):
             await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_quick_phrases_and_reactions(server: ServerProcess) -> None:
@@ -323,7 +323,7 @@ def test_quick_phrases_and_reactions(server: ServerProcess) -> None:
         for c in (anna, boris, vera):
             await c.close()
 
-    asyncio.run(scenario())
+    run(scenario())
 
 
 def test_heartbeat_and_a_silent_client_is_closed(tmp_path: Path) -> None:
@@ -339,7 +339,7 @@ def test_heartbeat_and_a_silent_client_is_closed(tmp_path: Path) -> None:
             assert (await c.expect("pong")) == {"type": "pong", "t": 42}
             await c.close()
 
-        asyncio.run(scenario())
+        run(scenario())
         # A raw socket: the handshake, then silence (no pong, ever).
         raw = socket.create_connection(("127.0.0.1", srv.port), timeout=5)
         raw.sendall(
