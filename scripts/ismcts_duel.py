@@ -37,7 +37,10 @@ solver nodes; without a base, ``iterations`` is required and
 ``endgame_nodes`` is 25,000.  The wall-clock cap is 60 s unless given (a
 safety net: results depend on seeds only).  Two players, 36 cards; each deal
 (seed 9000 + deal, or 5000 + deal against an mc bot, as in the first
-measurements) is played twice with the seats swapped.  Prints how often each
+measurements) is played twice with the seats swapped.  ``--players N`` (3..6)
+plays each deal N times, side A in each seat in turn and side B in all the
+others (the label says ``perevodnoy, 3 players``), as the bars with more
+players ask: one new level against today's.  Prints how often each
 side was the durak, with 95 % Wilson intervals; ``--out`` appends one JSON
 line per game (deal, rotation, durak side) so that runs in parts add up
 (``--merge FILE...`` prints the table of several such files, and per deal
@@ -161,14 +164,18 @@ def make(side: str, seed: int, name: str, rules: Rules, deal: Deal) -> Bot:
 
 
 def game(job: tuple[int, int, str, str, dict[str, Any], int]) -> tuple[int, int, str | None]:
-    """(deal, rotation, who was the durak: "A", "B" or None for a draw)."""
+    """(deal, rotation, who was the durak: "A", "B" or None for a draw).  Side A
+    sits in seat ``rotation``, side B in every other seat (a bot each, seeded
+    apart; with two players the seeds are those of the first measurements)."""
     deal, rot, a, b, rules_dict, base = job
     rules = Rules.from_dict(rules_dict)
+    n = rules.players
     cards = Deal.from_seed(rules, base + deal)
-    bot_a = make(a, deal * 2 + rot, "A", rules, cards)
-    seed_b = deal * 2 + rot + 999 if not b.startswith("mc") else deal * 2 + rot + 1000
-    bot_b = make(b, seed_b, "B", rules, cards)
-    bots = [bot_a, bot_b] if rot == 0 else [bot_b, bot_a]
+    seed = deal * n + rot
+    bot_a = make(a, seed, "A", rules, cards)
+    seed_b = seed + 999 if not b.startswith("mc") else seed + 1000
+    others = [make(b, seed_b + 10_000 * k, "B", rules, cards) for k in range(n - 1)]
+    bots = [*others[:rot], bot_a, *others[rot:]]
     played = play_game(rules, cards, bots)
     durak = played.result.durak if played.result else None
     return deal, rot, None if durak is None else bots[durak].name
@@ -292,14 +299,27 @@ def load_games(
     return games, first
 
 
-def deal_split(games: Games) -> str:
+def players_of(label: str) -> int:
+    """How many players a duel's label says (``perevodnoy, 3 players``; 2 if it says none)."""
+    table = label.rpartition(" | ")[2]
+    count, sep, _ = table.partition(", ")[2].partition(" players")
+    return int(count) if sep else 2
+
+
+def deal_split(games: Games, n: int = 2) -> str:
     """Per deal played in both seats, who was the durak: the same side twice
     (the play decided the deal), one each (the seat decided it, whoever sat
     there), or a draw in one of the two games.  Only the first kind can move
-    when one side gets stronger, which bounds what any fix can show."""
+    when one side gets stronger, which bounds what any fix can show.  With
+    more players, per deal played in every seat: in how many of them side A
+    was the durak."""
     seats: dict[int, list[str | None]] = {}
     for (deal, _), durak in sorted(games.items()):
         seats.setdefault(deal, []).append(durak)
+    if n > 2:
+        full = [d for d in seats.values() if len(d) == n]
+        counts = ", ".join(f"{k}: {sum(d.count('A') == k for d in full)}" for k in range(n + 1))
+        return f"per deal ({len(full)} played in all {n} seats), A the durak in {counts}"
     pairs = [tuple(d) for d in seats.values() if len(d) == 2]
     both_a = pairs.count(("A", "A"))
     both_b = pairs.count(("B", "B"))
@@ -346,6 +366,10 @@ def main() -> None:
     p.add_argument("--deals", type=int, default=20)
     p.add_argument("--first-deal", type=int, default=0)
     p.add_argument("--variant", default="podkidnoy", choices=["podkidnoy", "perevodnoy"])
+    p.add_argument(
+        "--players", type=int, default=2, choices=range(2, 7), metavar="N",
+        help="2..6: side A in one seat (each seat in turn), side B in the others",
+    )  # fmt: skip
     p.add_argument("--rule", action="append", default=[], help="NAME=true|false")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--out", help="append one JSON line per game to this file")
@@ -372,15 +396,16 @@ def main() -> None:
             found, label_here = load_games(path)
             games.update(found)
             label = label or label_here
-        print(report(f"{label} | {len(games) // 2} deals merged", list(games.values())))
-        print(deal_split(games))
+        n = players_of(label)
+        print(report(f"{label} | {len(games) // n} deals merged", list(games.values())))
+        print(deal_split(games, n))
         return
     if args.compare:
         print(compare(*(load_games(path)[0] for path in args.compare)))
         return
     if args.a is None or args.b is None:
         p.error("two sides, or --merge FILE..., or --compare FILE REF")
-    rules: dict[str, Any] = {"players": 2, "deck": 36, "variant": args.variant}
+    rules: dict[str, Any] = {"players": args.players, "deck": 36, "variant": args.variant}
     for item in args.rule:
         name, _, value = item.partition("=")
         rules[name] = value == "true"
@@ -388,9 +413,10 @@ def main() -> None:
     jobs = [
         (d, r, args.a, args.b, rules, base)
         for d in range(args.first_deal, args.first_deal + args.deals)
-        for r in (0, 1)
+        for r in range(args.players)
     ]
-    label = f"A {args.a} | B {args.b} | {args.variant}"
+    table = args.variant if args.players == 2 else f"{args.variant}, {args.players} players"
+    label = f"A {args.a} | B {args.b} | {table}"
     configs = (configs_key(args.a, args.b), configs_key(args.a, args.b, BEFORE_DIGEST))
     out: list[str | None] = []
     if args.resume and args.out:
