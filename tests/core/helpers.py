@@ -161,10 +161,10 @@ def tree_children(
     return {who: children[who] / max(1.0, nodes[who]) for who in WHO}, depth
 
 
-def search_twice(view: View, config: IsmctsConfig) -> RootSearch:
+def search_twice(view: View, config: IsmctsConfig, seed: int = 7) -> RootSearch:
     """The search of ``view`` with ``config`` and one seed, run twice: it must
     choose the same and spread the same visits (the knobs draw their chances
     from the search's own seeded numbers)."""
-    first, second = search_root(view, 7, config), search_root(view, 7, config)
+    first, second = search_root(view, seed, config), search_root(view, seed, config)
     assert (first.best, first.visits) == (second.best, second.visits)
     return first
