@@ -37,7 +37,7 @@ def test_machine_speed_players_stay_under_the_flood_limit(tmp_path: Path) -> Non
     second, so that any machine shows it); paced under it, none is dropped."""
     srv = ServerProcess(tmp_path / "k.db", "--rate", "20", "--burst", "20").start()
 
-    async def game(rate: float) -> list[Client]:
+    async def game(rate: float, moves: int) -> list[Client]:
         anna, boris = Client(srv.ws_url, "anna"), Client(srv.ws_url, "boris")
         code = await anna.create_room(
             seats=2, visibility="private", rules={"cheating": True}, move_time=None
@@ -45,13 +45,16 @@ def test_machine_speed_players_stay_under_the_flood_limit(tmp_path: Path) -> Non
         await boris.join(code)
         await anna.send({"type": "start"})
         await anna.expect("game")
-        await play_out([anna, boris], random.Random(3), moves=60, rate=rate, timeout=60)
+        await play_out([anna, boris], random.Random(3), moves=moves, rate=rate, timeout=60)
         return [anna, boris]
 
     try:
+        # Unpaced, 100 moves each (a game offers some 150 frames to each
+        # player) must come within 4 s to pass 20 + 20 a second: here they take
+        # about 0.05 s, so a far slower machine still shows the flood.
         with pytest.raises(AssertionError, match="rate_limited"):
-            run(game(rate=1e9))
-        players = run(game(rate=10))
+            run(game(rate=1e9, moves=200))
+        players = run(game(rate=10, moves=40))
         assert not [e for c in players for e in c.errors if e["code"] == "rate_limited"]
     finally:
         srv.stop()
