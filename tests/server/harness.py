@@ -216,8 +216,6 @@ class Client:
         self.game: dict[str, Any] | None = None
         self.errors: list[dict[str, Any]] = []
         self.over: list[dict[str, Any]] = []
-        if _clients is not None:
-            _clients.add(self)
 
     @property
     def ws(self) -> ClientConnection | None:
@@ -226,10 +224,13 @@ class Client:
     @ws.setter
     def ws(self, ws: ClientConnection | None) -> None:
         """A new socket (a reconnect, or a test's own ``connect``) is remembered
-        so that :func:`run` closes it, whoever replaced it since."""
+        so that :func:`run` closes it, whoever replaced it since (and wherever
+        the client was made)."""
         self._ws = ws
         if ws is not None:
             self.sockets.append(ws)
+            if _clients is not None:
+                _clients.add(self)
 
     async def connect(self, token: str | None = None, hello: bool = True) -> dict[str, Any]:
         self.ws = await connect(self.url, open_timeout=10, max_size=2**20, max_queue=None)

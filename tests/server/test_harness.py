@@ -14,20 +14,21 @@ from .harness import Client, ServerProcess, play_out, run
 
 
 def test_a_failed_scenario_closes_every_socket_its_clients_opened(server: ServerProcess) -> None:
-    made: list[Client] = []
+    vera = Client(server.ws_url, "vera")  # made before the scenario runs
+    made: list[Client] = [vera]
 
     async def scenario() -> None:
         anna, boris = Client(server.ws_url, "anna"), Client(server.ws_url, "boris")
         made.extend((anna, boris))
         code = await anna.create_room(seats=2, visibility="private", move_time=None)
         await boris.join(code)
+        await vera.join(code)  # a spectator
         await anna.connect()  # a reconnect: the first socket is replaced, not closed
         raise RuntimeError("the scenario failed")
 
     with pytest.raises(RuntimeError, match="the scenario failed"):
         run(scenario())
-    anna, boris = made
-    assert len(anna.sockets) == 2 and len(boris.sockets) == 1
+    assert [len(c.sockets) for c in made] == [1, 2, 1]
     assert all(ws.state is State.CLOSED for c in made for ws in c.sockets)
 
 
