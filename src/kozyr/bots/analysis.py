@@ -178,7 +178,14 @@ def decision_accuracy(loss: float) -> float:
 def accuracy(decisions: Iterable[Decision]) -> float | None:
     """The mean of :func:`decision_accuracy` over the decisions with a choice
     (None when the seat never had one)."""
-    scores = [decision_accuracy(d.loss) for d in decisions if d.label != "forced"]
+    return mean_accuracy(d.loss for d in decisions if d.label != "forced")
+
+
+def mean_accuracy(losses: Iterable[float]) -> float | None:
+    """The mean of :func:`decision_accuracy` over ``losses`` (None for none).
+    From the losses at full precision: the JSON's chances are rounded, and a
+    mean of rounded losses can round to another tenth."""
+    scores = [decision_accuracy(loss) for loss in losses]
     return sum(scores) / len(scores) if scores else None
 
 

@@ -30,10 +30,10 @@ from typing import Any, Final
 
 from kozyr.bots.analysis import (
     SeatAnalysis,
-    decision_accuracy,
     decision_points,
     default_budget,
     judge,
+    mean_accuracy,
 )
 from kozyr.engine.record import GameRecord
 from kozyr.workers import exit_with
@@ -59,12 +59,16 @@ def points_in_worker(record_text: str, seat: int) -> tuple[int, list[int]]:
     return n, [pt.index for pt in points]
 
 
-def judge_in_worker(record_text: str, seat: int, index: int, budget: int) -> dict[str, Any]:
-    """The decision of ``seat`` at the record's action ``index``, as JSON."""
+def judge_in_worker(
+    record_text: str, seat: int, index: int, budget: int
+) -> tuple[dict[str, Any], float]:
+    """The decision of ``seat`` at the record's action ``index``, as JSON, and
+    its loss at full precision (for the accuracy, as ``kozyr analyse`` has it)."""
     record = GameRecord.loads(record_text)
     points, _skipped, _n = decision_points(record, [seat])
     point = next(pt for pt in points if pt.index == index)
-    return judge(point, budget, SEED).to_json()
+    decision = judge(point, budget, SEED)
+    return decision.to_json(), decision.loss
 
 
 def not_judged_in_worker(record_text: str, seat: int) -> int:
@@ -117,16 +121,16 @@ def _stored_status(row: StoredAnalysis) -> Status:
     return Status(row.status, row.done, row.total, result, row.error)
 
 
-def _seat_json(decisions: list[dict[str, Any]], seat: int, not_judged: int) -> dict[str, Any]:
-    """The seat object of ``kozyr analyse --json`` from decisions' JSON."""
-    sa = SeatAnalysis(seat, [], not_judged)
-    out = sa.to_json()
-    out["decisions"] = decisions
-    losses = [
-        max(0.0, d["chance_best"] - d["chance_played"]) for d in decisions if d["label"] != "forced"
-    ]
-    scores = [decision_accuracy(x) for x in losses]
-    out["accuracy"] = round(sum(scores) / len(scores), 1) if scores else None
+def _seat_json(
+    judged: list[tuple[dict[str, Any], float]], seat: int, not_judged: int
+) -> dict[str, Any]:
+    """The seat object of ``kozyr analyse --json`` from the decisions' JSON and
+    full-precision losses (:func:`judge_in_worker`): the same accuracy as the
+    command's, which a mean of the JSON's rounded chances can miss by a tenth."""
+    out = SeatAnalysis(seat, [], not_judged).to_json()
+    out["decisions"] = [decision for decision, _loss in judged]
+    acc = mean_accuracy(loss for decision, loss in judged if decision["label"] != "forced")
+    out["accuracy"] = None if acc is None else round(acc, 1)
     return out
 
 
@@ -259,13 +263,13 @@ class AnalysisService:
                     asyncio.ensure_future(self._run(judge_in_worker, text, seat, i, budget))
                     for i in indices
                 ]
-                decisions: list[dict[str, Any]] = []
+                judged: list[tuple[dict[str, Any], float]] = []
                 for fut in futures:
-                    decisions.append(await fut)
+                    judged.append(await fut)
                     job.done += 1
                     await self.store.progress(game_id, seat, self.owner, job.done, job.total)
                 skipped = await self._run(not_judged_in_worker, text, seat)
-            result = _seat_json(decisions, seat, skipped)
+            result = _seat_json(judged, seat, skipped)
             await self.store.finish(game_id, seat, self.owner, result)
             job.status, job.result = (
                 "done",
