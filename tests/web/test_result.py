@@ -21,6 +21,8 @@ import re
 import time
 from typing import Any
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
 from .helpers import (
     DESKTOP,
     make_move,
@@ -284,6 +286,16 @@ OLD_HANDOFFS = """() => {
 }"""
 
 
+#: Whether the table still says this page may move (and no screen covers it).
+CAN_ACT = """() => {
+    const covered = ['#privacy', '#result'].some((q) => {
+        const el = document.querySelector(q);
+        return el && !el.hidden;
+    });
+    return !covered && document.querySelector('#table').dataset.canAct === 'true';
+}"""
+
+
 def play_pnp(page: Any, names: list[str], seed: int, then_pass: float) -> dict[str, Any]:
     """Start a pass-and-play table and play it to the end by clicking. When a
     player may lead or throw in, they say "Then pass" with probability ``then_pass``."""
@@ -317,7 +329,17 @@ def play_pnp(page: Any, names: list[str], seed: int, then_pass: float) -> dict[s
         toggle = page.locator('#actions [data-action="then-pass"]')
         offered = toggle.count() and toggle.get_attribute("aria-pressed") == "false"
         if offered and rng.random() < then_pass:
-            toggle.click()
+            before = version(page)
+            try:
+                toggle.click(timeout=5_000)
+            except PlaywrightTimeoutError:
+                # A frame may land between wait_turn() and the click (the device
+                # answers a "Then pass" by itself, as make_move knows): the bar
+                # was redrawn for another turn. Only that is forgiven: a toggle
+                # that cannot be clicked on a turn that stays is a defect.
+                if version(page) == before and page.evaluate(CAN_ACT):
+                    raise
+                continue
             assert toggle.get_attribute("aria-pressed") == "true"
             toggles += 1
         make_move(page, n)
