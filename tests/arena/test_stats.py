@@ -148,6 +148,10 @@ def test_elo_bad_input():
         (24, 11, 0.04095959),  # 2 P(X <= 11), X ~ Bin(35, 1/2)
         (5, 5, 1.0),
         (0, 0, 1.0),
+        # past 1,023 games (2.0**n overflowed): exact, by fractions.Fraction
+        (572, 672, 0.00498217918),
+        (540, 613, 0.03392713385),
+        (1500, 1500, 1.0),
     ],
 )
 def test_sign_test_known_values(worse, better, p):
