@@ -58,7 +58,7 @@ def sign_test(worse: int, better: int) -> float:
         raise ValueError(f"need counts >= 0, got {worse} and {better}")
     n = worse + better
     # integers to the division: 2.0**n overflows a float past 1,023 games
-    tail = sum(math.comb(n, i) for i in range(min(worse, better) + 1)) / 2**n
+    tail = sum(math.comb(n, i) for i in range(min(worse, better) + 1)) / (1 << n)
     return min(1.0, 2.0 * tail)
 
 
