@@ -128,7 +128,8 @@ def test_resume_refuses_games_played_with_other_configurations(tmp_path):
         assert duel.load_games(tmp_path / "old.jsonl", sides[0], keys)[0] == duraks
     write_run(tmp_path / "live.jsonl", {(0, 0): "A"})  # LABEL: "base": "10"
     then = duel.configs_key('{"base": "10"}', "mc10", duel.BEFORE_DIGEST)
-    assert then == duel.configs_key('{"base": "10", "opponent_shrink": 0}', "mc10")
+    without = '{"base": "10", "opponent_shrink": 0, "smooth": 0, "smooth_players": 6}'
+    assert then == duel.configs_key(without, "mc10")  # the knobs level 10 took since
     keys = (duel.configs_key('{"base": "10"}', "mc10"), then)
     with pytest.raises(duel.StaleGames, match="holds 1 game of"):
         duel.load_games(tmp_path / "live.jsonl", LABEL, keys)

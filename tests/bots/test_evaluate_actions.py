@@ -118,15 +118,16 @@ def test_root_parallelization_splits_the_budget_over_threads() -> None:
 @needs_core
 def test_the_judge_searches_as_level_10_without_the_shrink() -> None:
     """The analysis, hints and puzzles judge with level 10's search less the
-    shrink, whose chances vary more between seeds (docs/analysis.md, "Stable")."""
+    shrink, whose chances vary more between seeds (docs/analysis.md, "Stable"),
+    and less Smooth UCT, not measured as a judge."""
     level = LEVELS[10].search
-    assert isinstance(level, IsmctsConfig) and level.opponent_shrink > 0
-    judge = level._replace(opponent_shrink=0.0)
+    assert isinstance(level, IsmctsConfig) and level.opponent_shrink > 0 and level.smooth > 0
+    judge = level._replace(opponent_shrink=0.0, smooth=0.0)
     views = choice_views(Rules(players=2), 4, seed=5)
     judged = [evaluate_actions(view, 3_000, seed=2) for view in views]
     assert judged == [evaluate_actions(view, 3_000, seed=2, config=judge) for view in views]
-    with_shrink = [evaluate_actions(view, 3_000, seed=2, config=level) for view in views]
-    assert judged != with_shrink  # the default is not the level's own search
+    as_level = [evaluate_actions(view, 3_000, seed=2, config=level) for view in views]
+    assert judged != as_level  # the default is not the level's own search
     view = views[0]
     pair = view.legal[:2]
     assert refine_actions(view, pair, 2_000, seed=2) == refine_actions(

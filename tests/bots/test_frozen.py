@@ -57,6 +57,7 @@ ISSUE29_OFF = {
     "tree_evidence": None,
     "opponent_shrink": 0.0,
     "smooth": 0.0,
+    "smooth_players": 6,
 }
 
 #: (action, method, value of the chosen action, iterations) of is5 and is10 in
@@ -117,7 +118,7 @@ def decisions(config: IsmctsConfig) -> list[tuple[str, str, float, int]]:
 
 #: What issue 29 switched on in each level; every other field is issue 12's.
 SWITCHED_ON = {n: {"endgame_eval": True} for n in range(5, 10)} | {
-    10: {"endgame_eval": True, "opponent_shrink": 10.0}
+    10: {"endgame_eval": True, "opponent_shrink": 10.0, "smooth": 0.1, "smooth_players": 2}
 }
 
 
@@ -132,9 +133,10 @@ def test_the_levels_are_issue_12s_with_the_knobs_issue_29_switched_on() -> None:
 
 
 #: The same for levels 5 and 10 as shipped, recorded once issue 29 had switched
-#: their knobs on (level 10 with the shrink, 2026-12-05): a change to a knob's
-#: search path (the evaluation, the shrink) or to the table shows here, as the
-#: frozen bots' pins show one to issue 12's path.
+#: their knobs on (level 10 with the shrink, 2026-12-05, and with Smooth UCT at
+#: two players, 2026-12-06): a change to a knob's search path (the evaluation,
+#: the shrink, the smoothing) or to the table shows here, as the frozen bots'
+#: pins show one to issue 12's path.
 PINNED_LEVELS = {
     5: [
         ("seat 1 attack JS JH", "ismcts", 0.600695007, 250),
@@ -148,12 +150,13 @@ PINNED_LEVELS = {
         ("seat 1 pass", "ismcts", 0.714253914, 166),
     ],
     10: [
-        ("seat 1 attack 7S", "ismcts", 0.547040743, 30000),
-        ("seat 1 defend QC on 8C", "ismcts", 0.592027415, 30000),
-        ("seat 1 attack JC JD", "ismcts", 0.44581194, 30000),
-        ("seat 1 attack 6D", "ismcts", 0.534701976, 30000),
-        ("seat 1 transfer 6S", "ismcts", 0.507972169, 30000),
-        ("seat 1 attack JC JD", "ismcts", 0.467631682, 30000),
+        ("seat 1 attack 6D", "ismcts", 0.551750915, 30000),
+        ("seat 1 defend QC on 8C", "ismcts", 0.592136028, 30000),
+        ("seat 1 attack 6H", "ismcts", 0.480086457, 30000),
+        ("seat 1 attack 7S", "ismcts", 0.536956285, 30000),
+        ("seat 1 transfer 6S", "ismcts", 0.526914823, 30000),
+        ("seat 1 attack JC JD", "ismcts", 0.470592798, 30000),
+        # three players: no Smooth UCT (``smooth_players`` 2), as with the shrink alone
         ("seat 1 attack 7S", "ismcts", 0.6791611, 20000),
         ("seat 1 attack TS", "ismcts", 0.590464955, 20000),
         ("seat 1 throw TD", "ismcts", 0.666349125, 20000),

@@ -37,3 +37,17 @@ def test_smooth_uct_is_deterministic_checked_and_off_by_default() -> None:
             search_root(view, 7, config._replace(smooth=smooth))
     # with the shrink, an opponent's average strategy is its class of hand's
     search_twice(view, config._replace(opponent_shrink=10.0))
+
+
+@needs_core
+def test_smooth_uct_only_at_tables_of_at_most_smooth_players() -> None:
+    # Level 10 smooths at two-player tables only (``smooth_players`` 2): at a
+    # three-player table its search is the plain one, visit for visit.
+    plain = CONFIG
+    two_only = CONFIG._replace(smooth=0.1, smooth_players=2)
+    three = choice_views(Rules(players=3), 1, seed=5)[0]
+    assert search_root(three, 7, two_only).visits == search_root(three, 7, plain).visits
+    up_to_three = two_only._replace(smooth_players=3)
+    assert search_root(three, 7, up_to_three).visits != search_root(three, 7, plain).visits
+    two = choice_views(Rules(players=2), 1, seed=5)[0]
+    assert search_root(two, 7, two_only).visits != search_root(two, 7, plain).visits

@@ -147,6 +147,10 @@ class IsmctsConfig(NamedTuple):
     #: to its visits, so the tree's players mix their replies as the statistics
     #: say instead of each answering the other's latest choices.
     smooth: float = 0.0
+    #: Issue 29: Smooth UCT only at tables of at most this many players (the
+    #: table's size as dealt, ``rules.players``): it made level 10 stronger at
+    #: two players and not at three or four (docs/bots.md).
+    smooth_players: int = 6
 
 
 #: Level 10's search (the level table, :mod:`kozyr.bots.levels`, uses this one;
@@ -158,16 +162,20 @@ LEVEL_10: Final = IsmctsConfig(
     time_cap=1.4,
     endgame_eval=True,
     opponent_shrink=10.0,
+    smooth=0.1,
+    smooth_players=2,
 )
 
 #: The search that judges (the analysis, hints and puzzles:
 #: :func:`evaluate_actions`, :func:`refine_actions`): level 10's without the
-#: shrink.  The shrink makes the level play better, but its per-class means
-#: make an action's chance vary more between seeds, and a judge must say the
-#: same under any seed: with it the analysis's labels agreed across three
-#: seeds in 88.1 % of 877 decisions, without it in 91.0 % (the same 20 games;
-#: docs/analysis.md, "Stable", whose bar is 90 %).
-JUDGE_SEARCH: Final = LEVEL_10._replace(opponent_shrink=0.0)
+#: shrink and Smooth UCT.  The shrink makes the level play better, but its
+#: per-class means make an action's chance vary more between seeds, and a judge
+#: must say the same under any seed: with it the analysis's labels agreed across
+#: three seeds in 88.1 % of 877 decisions, without it in 91.0 % (the same 20
+#: games; docs/analysis.md, "Stable", whose bar is 90 %).  Smooth UCT draws
+#: below the root from the average strategy, which values the replies as a mix,
+#: not as the best answer a judge gives; it was not measured as a judge.
+JUDGE_SEARCH: Final = LEVEL_10._replace(opponent_shrink=0.0, smooth=0.0)
 
 
 def _weights(view: View, config: IsmctsConfig) -> list[list[float]] | None:
@@ -269,7 +277,7 @@ def _search(
         own_split=config.own_split,
         tree_evidence=_tree_evidence(config),
         opp_shrink=config.opponent_shrink,
-        smooth=config.smooth,
+        smooth=config.smooth if view.rules.players <= config.smooth_players else 0.0,
     )
     return RootSearch(cands, best, info["visits"], info["values"], info)
 
