@@ -344,7 +344,7 @@ def test_the_served_accuracy_is_the_commands_to_the_tenth() -> None:
             label = label_of(best - played, played == best, forced=rng.random() < 0.1)
             decisions.append(Decision(index, 0, take, take, played, best, label, False))
         command = SeatAnalysis(0, decisions, 2).to_json()
-        served = _seat_json([(d.to_json(), d.loss) for d in decisions], 0, 2)
+        served = _seat_json([(d.to_json(), d.loss) for d in decisions], 2)
         assert served == command
         from_json = mean_accuracy(
             max(0.0, d["chance_best"] - d["chance_played"])

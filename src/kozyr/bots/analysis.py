@@ -132,12 +132,19 @@ class SeatAnalysis:
         return out
 
     def to_json(self) -> dict[str, Any]:
-        acc = self.accuracy
-        return {
-            "accuracy": None if acc is None else round(acc, 1),
-            "decisions": [d.to_json() for d in self.decisions],
-            "not_judged": self.not_judged,
-        }
+        return seat_json(self.accuracy, [d.to_json() for d in self.decisions], self.not_judged)
+
+
+def seat_json(
+    accuracy: float | None, decisions: list[dict[str, Any]], not_judged: int
+) -> dict[str, Any]:
+    """The seat object of ``kozyr analyse --json``, for the command and the
+    server's analysis alike (the accuracy unrounded: it is rounded here)."""
+    return {
+        "accuracy": None if accuracy is None else round(accuracy, 1),
+        "decisions": decisions,
+        "not_judged": not_judged,
+    }
 
 
 @dataclass

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from kozyr.bots.analysis import (
-    SeatAnalysis,
     decision_points,
     default_budget,
     judge,
     mean_accuracy,
+    seat_json,
 )
 from kozyr.engine.record import GameRecord
 from kozyr.workers import exit_with
@@ -121,17 +121,12 @@ def _stored_status(row: StoredAnalysis) -> Status:
     return Status(row.status, row.done, row.total, result, row.error)
 
 
-def _seat_json(
-    judged: list[tuple[dict[str, Any], float]], seat: int, not_judged: int
-) -> dict[str, Any]:
+def _seat_json(judged: list[tuple[dict[str, Any], float]], not_judged: int) -> dict[str, Any]:
     """The seat object of ``kozyr analyse --json`` from the decisions' JSON and
     full-precision losses (:func:`judge_in_worker`): the same accuracy as the
     command's, which a mean of the JSON's rounded chances can miss by a tenth."""
-    out = SeatAnalysis(seat, [], not_judged).to_json()
-    out["decisions"] = [decision for decision, _loss in judged]
     acc = mean_accuracy(loss for decision, loss in judged if decision["label"] != "forced")
-    out["accuracy"] = None if acc is None else round(acc, 1)
-    return out
+    return seat_json(acc, [decision for decision, _loss in judged], not_judged)
 
 
 class AnalysisService:
@@ -269,7 +264,7 @@ class AnalysisService:
                     job.done += 1
                     await self.store.progress(game_id, seat, self.owner, job.done, job.total)
                 skipped = await self._run(not_judged_in_worker, text, seat)
-            result = _seat_json(judged, seat, skipped)
+            result = _seat_json(judged, skipped)
             await self.store.finish(game_id, seat, self.owner, result)
             job.status, job.result = (
                 "done",
