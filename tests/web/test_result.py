@@ -25,6 +25,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from .helpers import (
     DESKTOP,
+    can_act,
     make_move,
     play_to_the_end,
     set_rules,
@@ -286,16 +287,6 @@ OLD_HANDOFFS = """() => {
 }"""
 
 
-#: Whether the table still says this page may move (and no screen covers it).
-CAN_ACT = """() => {
-    const covered = ['#privacy', '#result'].some((q) => {
-        const el = document.querySelector(q);
-        return el && !el.hidden;
-    });
-    return !covered && document.querySelector('#table').dataset.canAct === 'true';
-}"""
-
-
 def play_pnp(page: Any, names: list[str], seed: int, then_pass: float) -> dict[str, Any]:
     """Start a pass-and-play table and play it to the end by clicking. When a
     player may lead or throw in, they say "Then pass" with probability ``then_pass``."""
@@ -337,7 +328,8 @@ def play_pnp(page: Any, names: list[str], seed: int, then_pass: float) -> dict[s
                 # answers a "Then pass" by itself, as make_move knows): the bar
                 # was redrawn for another turn. Only that is forgiven: a toggle
                 # that cannot be clicked on a turn that stays is a defect.
-                if version(page) == before and page.evaluate(CAN_ACT):
+                covered = page.is_visible("#privacy") or page.is_visible("#result")
+                if version(page) == before and can_act(page) and not covered:
                     raise
                 continue
             assert toggle.get_attribute("aria-pressed") == "true"
