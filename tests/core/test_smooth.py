@@ -51,3 +51,7 @@ def test_smooth_uct_only_at_tables_of_at_most_smooth_players() -> None:
     assert search_root(three, 7, up_to_three).visits != search_root(three, 7, plain).visits
     two = choice_views(Rules(players=2), 1, seed=5)[0]
     assert search_root(two, 7, two_only).visits != search_root(two, 7, plain).visits
+    # below two it would switch smoothing off at every table without a word
+    for players in (1, 0, -3):
+        with pytest.raises(ValueError, match="smooth_players must be at least 2"):
+            search_root(two, 7, two_only._replace(smooth_players=players))

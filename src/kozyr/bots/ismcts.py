@@ -214,6 +214,19 @@ def _tree_evidence(config: IsmctsConfig) -> tuple[float, ...] | None:
     return tuple(f**config.tree_inference for f in factors)
 
 
+def _smoothing(config: IsmctsConfig, players: int) -> float:
+    """Smooth UCT's ``smooth`` at a table of ``players`` (0 above ``smooth_players``).
+
+    A ``smooth_players`` below 2 would switch it off at every table without
+    saying so; ``smooth`` 0 is the switch, so such a value is refused."""
+    if config.smooth_players < 2:
+        raise ValueError(
+            f"smooth_players must be at least 2 (a table's smallest size), not "
+            f"{config.smooth_players}; smooth 0 switches Smooth UCT off"
+        )
+    return config.smooth if players <= config.smooth_players else 0.0
+
+
 def budget(config: IsmctsConfig, players: int) -> int:
     """The iterations of one decision at a table of ``players``."""
     return max(1, config.iterations * 2 // max(2, players))
@@ -277,7 +290,7 @@ def _search(
         own_split=config.own_split,
         tree_evidence=_tree_evidence(config),
         opp_shrink=config.opponent_shrink,
-        smooth=config.smooth if view.rules.players <= config.smooth_players else 0.0,
+        smooth=_smoothing(config, view.rules.players),
     )
     return RootSearch(cands, best, info["visits"], info["values"], info)
 

@@ -712,25 +712,23 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                 child_put(&kids, nodes, used);
                 best = used++;
                 expanded = 1;
-            } else {
-                if (pp->smooth > 0 && node != 0 && nm > 1) { /* Smooth UCT: the average strategy */
-                    /* with the shrink, an opponent's average strategy is its class's: the
-                     * replies it chose when it held a hand of this class */
-                    double share[K_MAX_ACTIONS], n = 0;
-                    for (int i = 0; i < nm; i++) {
-                        share[i] = shrink_cls >= 0
-                                       ? cls_visits[(size_t)matched[i] * SHRINK_CLASSES + (size_t)shrink_cls]
-                                       : nodes[matched[i]].visits;
-                        n += share[i];
-                    }
-                    double eta = 0.9 / (1 + pp->smooth * sqrt(n));
-                    if (eta < 0.1) eta = 0.1;
-                    if (n > 0 && k_uniform(&g) >= eta) {
-                        double r = k_uniform(&g) * n;
-                        for (int i = 0; i < nm && best < 0; i++) {
-                            r -= share[i];
-                            if (r < 0 || i == nm - 1) best = matched[i];
-                        }
+            } else if (pp->smooth > 0 && node != 0 && nm > 1) { /* Smooth UCT: the average strategy */
+                /* with the shrink, an opponent's average strategy is its class's: the
+                 * replies it chose when it held a hand of this class */
+                double share[K_MAX_ACTIONS], n = 0;
+                for (int i = 0; i < nm; i++) {
+                    share[i] = shrink_cls >= 0
+                                   ? cls_visits[(size_t)matched[i] * SHRINK_CLASSES + (size_t)shrink_cls]
+                                   : nodes[matched[i]].visits;
+                    n += share[i];
+                }
+                double eta = 0.9 / (1 + pp->smooth * sqrt(n));
+                if (eta < 0.1) eta = 0.1;
+                if (n > 0 && k_uniform(&g) >= eta) {
+                    double r = k_uniform(&g) * n;
+                    for (int i = 0; i < nm && best < 0; i++) {
+                        r -= share[i];
+                        if (r < 0 || i == nm - 1) best = matched[i];
                     }
                 }
             }
