@@ -210,3 +210,19 @@ def wait_connected(page: Any) -> None:
     the start screen again when it arrives)."""
     wait_screen(page, "start")
     page.wait_for_function("() => window.kozyr.state.conn && window.kozyr.state.conn.ready")
+
+
+def assert_tappable(page: Any, selector: str, viewport: dict[str, int]) -> None:
+    """At least 44 px each way and wholly on screen."""
+    assert_box_tappable(page.locator(selector).first.bounding_box(), selector, viewport)
+
+
+def assert_box_tappable(
+    box: dict[str, float] | None, selector: str, viewport: dict[str, int]
+) -> None:
+    """The box (as Playwright's ``bounding_box`` gives it) is at least 44 px
+    each way and wholly on screen."""
+    assert box, selector
+    assert box["height"] >= 44 and box["width"] >= 44, (selector, box)
+    assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"], (selector, box)
+    assert box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"], (selector, box)

@@ -21,6 +21,8 @@ from .helpers import (
     DESKTOP,
     PHONE,
     SELECTION_MOVES,
+    assert_box_tappable,
+    assert_tappable,
     can_act,
     click_card,
     set_rules,
@@ -176,22 +178,6 @@ def callout(page: Any, kind: str, timeout: float = 15_000) -> str:
     item = f'#callout:not([hidden]) .callout-item[data-kind="{kind}"]'
     page.wait_for_selector(item, timeout=timeout)
     return str(page.locator(f"{item} .callout-text").last.inner_text())
-
-
-def assert_tappable(page: Any, selector: str, viewport: dict[str, int]) -> None:
-    """At least 44 px each way and wholly on screen."""
-    assert_box_tappable(page.locator(selector).first.bounding_box(), selector, viewport)
-
-
-def assert_box_tappable(
-    box: dict[str, float] | None, selector: str, viewport: dict[str, int]
-) -> None:
-    """The box (as Playwright's ``bounding_box`` gives it) is at least 44 px
-    each way and wholly on screen."""
-    assert box, selector
-    assert box["height"] >= 44 and box["width"] >= 44, (selector, box)
-    assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"], (selector, box)
-    assert box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"], (selector, box)
 
 
 def last_call_snapshot(page: Any) -> dict[str, Any] | None:

@@ -19,6 +19,7 @@ from .helpers import (
     PHONE,
     SELECTION_MOVES,
     VISIBLE_SPOT,
+    assert_box_tappable,
     can_act,
     click_card,
     make_move,
@@ -676,9 +677,7 @@ def test_choose_cards_then_lead(open_page: Any) -> None:
     for card in SEVENS:
         tap(phone, f'#hand [data-card="{card}"]')
     lead = phone.locator('#actions [data-action="lead"]')
-    box = lead.bounding_box()
-    assert box and box["width"] >= 44 and box["height"] >= 44, box
-    assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], box
+    assert_box_tappable(lead.bounding_box(), "lead", PHONE)
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     time.sleep(0.3)
     shot(phone, "25-lead-four-sevens-phone")

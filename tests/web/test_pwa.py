@@ -12,7 +12,15 @@ import pytest
 
 from ..server.harness import ServerProcess
 from .conftest import IGNORED_CONSOLE
-from .helpers import PHONE, make_move, shot, start_vs_computer, wait_screen, wait_turn
+from .helpers import (
+    PHONE,
+    assert_box_tappable,
+    make_move,
+    shot,
+    start_vs_computer,
+    wait_screen,
+    wait_turn,
+)
 
 STATIC = Path(__file__).resolve().parents[2] / "src" / "kozyr" / "web" / "static"
 LOCALES = {"en": "en-US", "ru": "ru-RU", "zh": "zh-CN", "ja": "ja-JP"}
@@ -160,8 +168,7 @@ def test_sound_switch_persists_and_fits_a_phone(open_page: Any) -> None:
     assert page.evaluate("document.querySelector('#sound-toggle').textContent.trim()") == "Звук"
     for target in ("#sound-toggle", "#howto-link"):
         box = page.locator(target).bounding_box()
-        assert box["width"] >= 44 and box["height"] >= 44, (target, box)
-        assert box["x"] >= 0 and box["x"] + box["width"] <= SMALL_PHONE["width"], (target, box)
+        assert_box_tappable(box, target, SMALL_PHONE)
         hit = page.evaluate(
             "([sel, x, y]) => document.querySelector(sel)"
             ".contains(document.elementFromPoint(x, y))",
