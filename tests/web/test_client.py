@@ -19,7 +19,7 @@ from .helpers import (
     PHONE,
     SELECTION_MOVES,
     VISIBLE_SPOT,
-    assert_box_tappable,
+    assert_tappable,
     can_act,
     click_card,
     make_move,
@@ -676,12 +676,12 @@ def test_choose_cards_then_lead(open_page: Any) -> None:
     phone.evaluate(DRAW_FRAME, [frame, CHOICE_ROOM])
     for card in SEVENS:
         tap(phone, f'#hand [data-card="{card}"]')
-    lead = phone.locator('#actions [data-action="lead"]')
-    assert_box_tappable(lead.bounding_box(), "lead", PHONE)
+    lead_button = '#actions [data-action="lead"]'
+    assert_tappable(phone, lead_button, PHONE)
     assert phone.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     time.sleep(0.3)
     shot(phone, "25-lead-four-sevens-phone")
-    lead.click()
+    phone.locator(lead_button).click()
     assert sent(phone) == [[{"seat": 0, "type": "attack", "cards": SEVENS}, 7]]
 
 

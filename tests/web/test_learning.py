@@ -22,7 +22,7 @@ from kozyr.engine.rules import Rules
 
 from .helpers import (
     DESKTOP,
-    assert_box_tappable,
+    assert_tappable,
     make_move,
     shot,
     wait_connected,
@@ -461,7 +461,7 @@ def test_help_button_says_the_phase_what_you_may_do_and_the_rules(
     page.evaluate(SHOW, [transfer_frame(4), GUIDE_ROOM])
     button = page.locator("#help-open")
     assert button.is_visible()
-    assert_box_tappable(button.bounding_box(), "#help-open", SIZES[size])
+    assert_tappable(page, "#help-open", SIZES[size])
     # On a phone the keyboard list gives way to the help (it is inside the help).
     assert page.is_visible("#keys-open") == (size == "desktop")
     open_help(page)
