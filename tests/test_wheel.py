@@ -63,7 +63,9 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"wheel": wheels[0], "venv": venv, "home": out / "home"}
 
 
-def _run(built: dict[str, Path], *argv: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+def _run(
+    built: dict[str, Path], *argv: str | Path, **kwargs: Any
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "KOZYR_HOME": str(built["home"])}
     env.pop("PYTHONPATH", None)
     return subprocess.run(

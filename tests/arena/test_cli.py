@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ from kozyr.engine.actions import Action, Kind
 TIMING = ("elapsed_s", "games_per_s", "workers", "command")
 
 
-def arena(*args, timeout=120):
+def arena(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, COLUMNS="120")
     return subprocess.run(
         [sys.executable, "-m", "kozyr.cli.main", "arena", *args],
@@ -31,7 +32,7 @@ def arena(*args, timeout=120):
     )
 
 
-def games_only(summary):
+def games_only(summary: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in summary.items() if k not in TIMING}
 
 
@@ -63,7 +64,9 @@ def test_workers_do_not_change_results():
     assert b["command"] == "kozyr arena random random random --deals 12 --seed 5 --workers 2"
 
 
-def _sides(capsys, *args):
+def _sides(
+    capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[dict[str, Any], list[tuple[str, int]], int]:
     assert main(["arena", "random", "1", "--json", "--workers", "1", "--seed", "3", *args]) == 0
     data = json.loads(capsys.readouterr().out)
     (pairing,) = data["pairings"]
@@ -258,7 +261,7 @@ def test_errors(args, message, capsys):
 class FirstLegalBot:
     """Deterministic and weak: always the first legal action."""
 
-    def __init__(self, level):
+    def __init__(self, level: int) -> None:
         self.name = f"level {level}"
 
     def choose(self, view):

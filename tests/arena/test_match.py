@@ -38,7 +38,7 @@ def test_random_game_is_reproducible_and_recorded():
     deal = Deal.from_seed(rules, 17)
     a = play_game(rules, deal, [RandomBot(1), RandomBot(2), RandomBot(3)], record=True)
     b = play_game(rules, deal, [RandomBot(1), RandomBot(2), RandomBot(3)], record=True)
-    assert a.state.game_over
+    assert a.state.game_over and a.result is not None
     assert a.record is not None and b.record is not None
     assert a.record.actions == b.record.actions
     assert len(a.record.actions) == a.state.history_len

@@ -5,6 +5,7 @@ from collections import Counter
 import pytest
 
 from kozyr.arena import runner
+from kozyr.arena.runner import GameResult
 from kozyr.arena.schedule import (
     Entrant,
     Pairing,
@@ -15,6 +16,10 @@ from kozyr.arena.schedule import (
 )
 from kozyr.arena.spec import ArenaError, make, parse_spec, spec_label, spec_order
 from kozyr.arena.summary import summarize
+from kozyr.bots.base import Bot
+from kozyr.bots.cheating import CheatingTableBot
+from kozyr.bots.ismcts import IsmctsBot
+from kozyr.bots.search import SearchBot
 from kozyr.engine.rules import Rules
 
 
@@ -84,7 +89,7 @@ def test_each_deal_is_played_in_every_rotation():
     pairings = [make_pairing(0, ["random"] * 3, 3, 0), make_pairing(1, ["random"] * 3, 3, 0)]
     blocks = build_schedule(pairings, deals=5, seed=42)
     assert len(blocks) == 2 * 5
-    deal_seeds_by_pairing = {0: [], 1: []}
+    deal_seeds_by_pairing: dict[int, list[int]] = {0: [], 1: []}
     for block in blocks:
         assert len(block) == 3
         assert len({g.deal_seed for g in block}) == 1  # one deal per block
@@ -94,6 +99,13 @@ def test_each_deal_is_played_in_every_rotation():
     # Every pairing plays the same deals, and the deals differ.
     assert deal_seeds_by_pairing[0] == deal_seeds_by_pairing[1]
     assert len(set(deal_seeds_by_pairing[0])) == 5
+
+
+def _searcher(bot: Bot) -> IsmctsBot | SearchBot:
+    """The search inside a level, ``mcN`` or ``isN`` bot (which catches and cheats around it)."""
+    assert isinstance(bot, CheatingTableBot)
+    assert isinstance(bot.inner, IsmctsBot | SearchBot)
+    return bot.inner
 
 
 def test_seeds_are_derived_and_portable():
@@ -106,7 +118,7 @@ def test_seeds_are_derived_and_portable():
     assert a == b and a != c
 
 
-def _run(seed, players=2, deals=6):
+def _run(seed: int, players: int = 2, deals: int = 6) -> tuple[list[Pairing], list[GameResult]]:
     rules = Rules(players=players)
     pairings = [make_pairing(0, ["random"] * players, players, 0)]
     blocks = build_schedule(pairings, deals, seed)
@@ -162,8 +174,9 @@ def test_frozen_search_and_budget_multiple_specs():
     assert sorted(specs, key=spec_order) == ["random", "5", "10", "10x3", "mc10", "is10", "is10x3"]
     bot = make("is10x3", 3)
     assert bot.name == "is10 ×3"
-    inner = bot.inner
+    inner = _searcher(bot)
+    assert isinstance(inner, IsmctsBot)
     assert inner.config.iterations == 90_000 and inner.config.time_cap == 180.0
-    level = make("10", 3).inner
+    level = _searcher(make("10", 3))
     assert level.config.time_cap == 60.0  # the arena's safety net, not the server's 1.4 s
-    assert make("mc10", 3).inner.config.time_cap == 60.0
+    assert _searcher(make("mc10", 3)).config.time_cap == 60.0

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from kozyr.arena.stats import ELO_SCALE, elo_expected, fit_elo, sign_test, wilson
+from kozyr.arena.stats import ELO_SCALE, Cluster, Rating, elo_expected, fit_elo, sign_test, wilson
 
 
 @pytest.mark.parametrize(
@@ -47,9 +47,11 @@ def test_elo_expected():
     assert abs(ELO_SCALE - 173.7178) < 1e-4
 
 
-def _simulate(true, games_per_pair, seed, players_per_game=2):
+def _simulate(
+    true: list[int], games_per_pair: int, seed: int, players_per_game: int = 2
+) -> list[Cluster]:
     rng = random.Random(seed)
-    clusters = []
+    clusters: list[Cluster] = []
     k = len(true)
     for i in range(k):
         for j in range(i + 1, k):
@@ -61,22 +63,29 @@ def _simulate(true, games_per_pair, seed, players_per_game=2):
     return clusters
 
 
+def _fitted(r: Rating) -> tuple[float, float, float]:
+    """The rating and interval of a player connected to the anchor (all three are set)."""
+    assert r.rating is not None and r.low is not None and r.high is not None
+    return r.rating, r.low, r.high
+
+
 def test_elo_fit_recovers_ratings():
     true = [1000, 1150, 1400, 850]
     ratings = fit_elo(["a", "b", "c", "d"], _simulate(true, 1500, seed=7))
     assert ratings[0].anchor and ratings[0].rating == 1000
-    got = [r.rating for r in ratings]
+    got = [_fitted(r)[0] for r in ratings]
     # The ordering is recovered...
     assert sorted(range(4), key=lambda i: got[i]) == [3, 0, 1, 2]
     for r, t in zip(ratings, true, strict=True):
+        rating, low, high = _fitted(r)
         # ...the differences to within the sampling error...
-        assert r.rating == pytest.approx(t, abs=35)
+        assert rating == pytest.approx(t, abs=35)
         # ...and the intervals are of a sensible width (the truth is within 3.3
         # standard errors; coverage is tested below).
         if not r.anchor:
-            se = (r.high - r.low) / 2 / 1.96
-            assert abs(r.rating - t) <= 3.3 * se
-            assert 10 < r.high - r.low < 80
+            se = (high - low) / 2 / 1.96
+            assert abs(rating - t) <= 3.3 * se
+            assert 10 < high - low < 80
 
 
 def test_elo_interval_coverage():
@@ -84,8 +93,8 @@ def test_elo_interval_coverage():
     covered = 0
     trials = 60
     for seed in range(trials):
-        r = fit_elo(["a", "b"], _simulate([1000, 1100], 200, seed))[1]
-        covered += r.low <= 1100 <= r.high
+        _, low, high = _fitted(fit_elo(["a", "b"], _simulate([1000, 1100], 200, seed))[1])
+        covered += low <= 1100 <= high
     assert covered >= 0.85 * trials
 
 
@@ -98,7 +107,7 @@ def test_elo_draws_and_multiplayer_pairs():
     clusters = [{(0, 2): 1.0, (1, 2): 1.0}] * 30 + [{(0, 1): 1.0, (1, 0): 1.0}] * 10
     r = fit_elo(["x", "y", "z"], clusters)
     assert r[1].rating == pytest.approx(1000, abs=1e-6)
-    assert r[2].rating < 800
+    assert _fitted(r[2])[0] < 800
 
 
 def test_elo_anchor_and_differences_are_invariant():
@@ -106,7 +115,9 @@ def test_elo_anchor_and_differences_are_invariant():
     a = fit_elo(["a", "b", "c"], clusters, anchor=0)
     b = fit_elo(["a", "b", "c"], clusters, anchor=1, anchor_rating=1500)
     assert b[1].rating == 1500 and b[1].anchor
-    assert a[2].rating - a[1].rating == pytest.approx(b[2].rating - b[1].rating, abs=1e-6)
+    assert _fitted(a[2])[0] - _fitted(a[1])[0] == pytest.approx(
+        _fitted(b[2])[0] - _fitted(b[1])[0], abs=1e-6
+    )
 
 
 def test_elo_never_losing_bot_is_finite_and_disconnected_is_none():
@@ -122,10 +133,10 @@ def test_elo_clustering_widens_correlated_results():
     base = _simulate([1000, 1100], 200, seed=11)
     doubled = [{k: 2 * v for k, v in c.items()} for c in base]
     independent = base + base
-    wide = fit_elo(["a", "b"], doubled)[1]
-    narrow = fit_elo(["a", "b"], independent)[1]
-    assert wide.rating == pytest.approx(narrow.rating, abs=1e-6)
-    assert wide.high - wide.low > 1.3 * (narrow.high - narrow.low)
+    wide, wide_low, wide_high = _fitted(fit_elo(["a", "b"], doubled)[1])
+    narrow, narrow_low, narrow_high = _fitted(fit_elo(["a", "b"], independent)[1])
+    assert wide == pytest.approx(narrow, abs=1e-6)
+    assert wide_high - wide_low > 1.3 * (narrow_high - narrow_low)
 
 
 def test_elo_bad_input():

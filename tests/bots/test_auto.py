@@ -70,7 +70,7 @@ def test_record_file_round_trip(tmp_path: Path) -> None:
     anna = PlayerRecord("anna")
     auto = AutoLevel(anna)
     for outcome in ("win", "win", "loss", "draw"):
-        auto.record_game(outcome)  # type: ignore[arg-type]
+        auto.record_game(outcome)
     anna.save(path)
     PlayerRecord("егор").save(path)  # a second player keeps the first
     loaded = load_records(path)

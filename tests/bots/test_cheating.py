@@ -17,7 +17,7 @@ from kozyr.engine.actions import Action, Kind
 from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import LAST_CALL, GameState
-from kozyr.engine.view import view_of
+from kozyr.engine.view import View, view_of
 
 from .helpers import RULE_SETS, reduced_bot
 
@@ -36,7 +36,7 @@ def events(rules: Rules, deal: Deal, log: list[Action]) -> list[tuple[str, int, 
 
 
 @pytest.mark.parametrize("index", range(len(CHEATING_SETS)))
-def test_heuristic_levels_catch_only_real_cheats_and_cheat_only_unmarked(index: int):
+def test_heuristic_levels_catch_only_real_cheats_and_cheat_only_unmarked(index: int) -> None:
     rules = CHEATING_SETS[index]
     totals = {"cheat": 0, "caught": 0, "fair": 0}
     for game in range(6):
@@ -66,14 +66,15 @@ def test_a_search_level_plays_a_cheating_game():
     assert all(v != "fair" for v, *_ in events(rules, deal, state.log))
 
 
-def cheating_views(rules: Rules, seed: int, count: int) -> list:
+def cheating_views(rules: Rules, seed: int, count: int) -> list[View]:
     rng = random.Random(seed)
-    out = []
+    out: list[View] = []
     state = GameState.from_seed(rules, seed)
     while len(out) < count:
         if state.game_over:
             state = GameState.from_seed(rules, rng.randrange(10**6))
             continue
+        assert state.to_move is not None  # a game in play has a player to move
         out.append(view_of(state, state.to_move))
         legal = state.legal_actions()
         fair = [a for a in legal if a.kind != Kind.ACCUSE]
@@ -124,6 +125,7 @@ def test_the_wrapper_is_invisible_at_an_honest_table():
     for _ in range(40):
         if state.game_over:
             break
+        assert state.to_move is not None  # a game in play has a player to move
         view = view_of(state, state.to_move)
         for level in (1, 4, 5):
             bot = level_bot(level, 11) if level < 5 else reduced_bot(level, 11)

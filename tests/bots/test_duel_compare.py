@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from .helpers import ROOT, load_script
 LABEL = 'A {"base": "10"} | B mc10 | podkidnoy'
 
 
-def write_run(path: Path, duraks: dict[tuple[int, int], str | None], label: str = LABEL) -> None:
+def write_run(path: Path, duraks: Mapping[tuple[int, int], str | None], label: str = LABEL) -> None:
     with path.open("w", encoding="utf-8") as f:
         for (deal, rot), durak in duraks.items():
             f.write(json.dumps({"label": label, "deal": deal, "rotation": rot, "durak": durak}))
@@ -79,6 +80,7 @@ def test_compare_without_common_games():
 def test_merge_splits_the_deals_by_who_lost_them(tmp_path):
     """--merge also says, per deal, whether the play or the seat decided it."""
     duel = load_script("ismcts_duel")
+    run: dict[tuple[int, int], str | None]
     run = {(0, 0): "A", (0, 1): "A", (1, 0): "B", (1, 1): "B", (2, 0): "B", (2, 1): "B"}
     run |= {(3, 0): "A", (3, 1): "B", (4, 0): "B", (4, 1): None, (5, 0): "A"}  # deal 5: one game
     assert duel.deal_split(run) == (

@@ -59,7 +59,9 @@ def brute(
     return value
 
 
-def open_position(rules: Rules, hand0: list[int], hand1: list[int], trump: int, first: int):
+def open_position(
+    rules: Rules, hand0: list[int], hand1: list[int], trump: int, first: int
+) -> GameState:
     """Two hands, empty deck, every other card discarded; ``first`` attacks."""
     hands = (mask_of(hand0), mask_of(hand1))
     discard = deck_mask(rules.deck) & ~(hands[0] | hands[1])

@@ -90,8 +90,8 @@ PINNED = {
 
 
 def test_the_frozen_budgets_and_knobs_are_issue_12s() -> None:
-    expected = {
-        n: dict(zip(ISSUE12_FIELDS, f, strict=True)) | ISSUE29_OFF for n, f in ISSUE12.items()
+    expected: dict[int, dict[str, object]] = {
+        n: {**dict(zip(ISSUE12_FIELDS, f, strict=True)), **ISSUE29_OFF} for n, f in ISSUE12.items()
     }
     assert {n: c._asdict() for n, c in FROZEN_LEVELS.items()} == expected
     with pytest.raises(TypeError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -30,7 +31,7 @@ def test_no_history_no_weights():
 
 
 @pytest.mark.parametrize("rules", RULE_SETS, ids=str)
-def test_the_public_replay_tracks_every_table(rules: Rules):
+def test_the_public_replay_tracks_every_table(rules: Rules) -> None:
     """Replaying the history on hand counts lands on the view's counts and deck
     (else no weights would be given) in every position of random games, for
     every seat; weights stay within (FLOOR, 1] and the viewer's row is all 1."""
@@ -102,7 +103,9 @@ def test_each_kind_of_evidence_has_its_own_factor():
     assert nothing is not None and {x for row in nothing for x in row} == {1.0}
 
 
-def _template(view: View):
+def _template(view: View) -> tuple[Any, Slots]:
+    """A core state of one deal that fits ``view`` (a template for the core's
+    sampler) and the hidden places of ``view``."""
     rng = random.Random(1)
     slots = Slots(view)
     return core.from_state(sample_state(view, rng, slots)), slots
@@ -152,7 +155,7 @@ def test_weights_shift_the_deals():
     share = slots.hands[other] / (slots.hands[other] + slots.deck)
     sample = core._require().sample_deals
 
-    def freq(weights) -> float:
+    def freq(weights: list[list[float]] | None) -> float:
         pool = view.unseen()
         deals = sample(template, view.seat, pool, slots.hands, slots.deck, weights, 4000, 2)
         return Counter(bool(h[other] >> card & 1) for h, _ in deals)[True] / 4000

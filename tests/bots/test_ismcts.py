@@ -13,6 +13,7 @@ from kozyr.bots.inference import Evidence, card_weights
 from kozyr.bots.ismcts import IsmctsBot, IsmctsConfig, budget, ismcts
 from kozyr.bots.match import duplicate
 from kozyr.bots.sampler import Slots, sample_state
+from kozyr.bots.search import candidates
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
 from kozyr.engine.view import View, view_of
@@ -60,9 +61,7 @@ def test_an_ensemble_of_trees_spends_the_same_budget_and_adds_their_visits() -> 
         assert stats.deals == budget(SMALL, 2) and not stats.timed_out
         assert ismcts(view, 3, SMALL._replace(trees=3))[0] == action
         rng = random.Random(11)
-        root = ismcts_module._ensemble(
-            view, rng, SMALL._replace(trees=3), ismcts_module.candidates(view)
-        )
+        root = ismcts_module._ensemble(view, rng, SMALL._replace(trees=3), candidates(view))
         assert sum(root.visits) == budget(SMALL, 2)
         assert root.visits[root.best] == max(root.visits)
         assert root.info["nodes"] > 0
@@ -102,7 +101,7 @@ def test_determinized_trees_each_search_one_deal_of_the_opponents_hands(rules: R
 
 def test_the_inference_power_softens_the_deals_weights() -> None:
     views = choice_views(Rules(players=2), 40, seed=3, base_steps=20)
-    view = next(v for v in views if (w := card_weights(v)) and min(w[1 - v.seat]) < 1)
+    view = next(v for v in views if (cw := card_weights(v)) and min(cw[1 - v.seat]) < 1)
     full = card_weights(view)
     assert full is not None
     assert ismcts_module._weights(view, SMALL) == full
@@ -160,7 +159,7 @@ def test_the_core_refuses_bad_search_input() -> None:
     )
     best, info = search(**args)
     assert 0 <= best < len(view.legal) and info["iterations"] == 10
-    bad_cases = [
+    bad_cases: list[dict[str, object]] = [
         {"seat": 1 - view.seat},  # not this seat's turn
         {"slots": [9, 9]},  # hidden places do not fit the pool
         {"candidates": [(view.seat, 3, 0, -1)] if view.phase == 0 else [(view.seat, 0, 1, -1)]},
@@ -171,7 +170,7 @@ def test_the_core_refuses_bad_search_input() -> None:
     for change in bad_cases:
         with pytest.raises(ValueError):
             search(**{**args, **change})
-    wrong_types = [
+    wrong_types: list[dict[str, object]] = [
         {"state": "not a state"},
         {"candidates": [list(view.legal[0])]},
         {"style": [1, 1, 1, 1, 0.0]},
@@ -183,7 +182,7 @@ def test_the_core_refuses_bad_search_input() -> None:
 
 def test_without_the_core_the_flat_search_plays(monkeypatch: pytest.MonkeyPatch) -> None:
     """A machine without a C compiler still has levels 5-10 (the flat search)."""
-    monkeypatch.setattr(ismcts_module.core, "AVAILABLE", False)
+    monkeypatch.setattr(core, "AVAILABLE", False)
     view = choice_positions(Rules(players=2), 1)[0]
     action, stats = ismcts(view, 1, SMALL)
     assert action in view.legal

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from math import comb
 
+from kozyr.bots.base import Bot
 from kozyr.bots.levels import LEVELS, bot_for, reduced
 from kozyr.bots.match import duplicate
 from kozyr.engine.rules import Rules
@@ -18,14 +19,14 @@ STRENGTH_REDUCE = 40
 DEALS = 16
 
 
-def reduced_level_10(seed: int):
+def reduced_level_10(seed: int) -> Bot:
     return bot_for(reduced(LEVELS[10], STRENGTH_REDUCE), seed)
 
 
 def sign_test_p(wins: int, losses: int) -> float:
     """One-sided binomial p-value of at least ``wins`` of ``wins + losses`` at 1/2."""
     n = wins + losses
-    return sum(comb(n, k) for k in range(wins, n + 1)) / 2**n
+    return sum(comb(n, k) for k in range(wins, n + 1)) / (1 << n)
 
 
 def test_level_10_beats_level_1_on_duplicate_deals() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ needs_core = pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is
 
 _ALL = [r + s for s in "SCDH" for r in "6789TJQKA"]
 #: Seat 0 throws a won endgame away (docs/analysis.md, "Exact where exact").
-THROWN = {
+THROWN: dict[str, Any] = {
     "rules": {"players": 2},
     "deal": {
         "hands": [["AS", "6H"], ["7H"]],

@@ -172,7 +172,7 @@ def session_for(
     ids=["2p", "3p-24", "4p-perevodnoy", "6p-52", "2v2", "3p-no-throw-in-after-take"],
 )
 @pytest.mark.parametrize("seed", [1, 2])
-def test_full_game_typed_from_the_view(rules: Rules, human: int, seed: int):
+def test_full_game_typed_from_the_view(rules: Rules, human: int, seed: int) -> None:
     player = ViewPlayer(seed)
     session = session_for(rules, seed, player, human)
     player.session = session
@@ -187,7 +187,7 @@ def test_full_game_typed_from_the_view(rules: Rules, human: int, seed: int):
 
 
 @pytest.mark.parametrize("seed", [4, 5])
-def test_full_game_typed_from_the_printed_move_list(seed: int):
+def test_full_game_typed_from_the_printed_move_list(seed: int) -> None:
     con = console()
     player = ListPlayer(con, seed)
     session = session_for(Rules(players=3, variant="perevodnoy"), seed, player, con=con)
@@ -211,11 +211,11 @@ def test_bot_moves_are_narrated():
 # ------------------------------------------------------------ wrong input
 def first_turn(
     rules: Rules, seed: int, lines: Iterable[str]
-) -> tuple[PlaySession, list[dict], str]:
+) -> tuple[PlaySession, list[dict[str, Any]], str]:
     """Run a session until the person's first prompt, type ``lines`` then quit; return
     the state (as JSON) seen at each prompt."""
     feed = iter([*lines, "q"])
-    seen: list[dict] = []
+    seen: list[dict[str, Any]] = []
     holder: list[PlaySession] = []
 
     def read(prompt: str) -> str:
@@ -390,7 +390,7 @@ def args(*argv: str) -> argparse.Namespace:
     return build_parser().parse_args(["play", *argv])
 
 
-def test_play_command_saves_a_record_that_replays(tmp_path: Path):
+def test_play_command_saves_a_record_that_replays(tmp_path: Path) -> None:
     con = console()
     path = tmp_path / "game.json"
     player = ListPlayer(con, 3)
@@ -418,7 +418,7 @@ def test_play_command_saves_a_record_that_replays(tmp_path: Path):
         assert "durak" in text
 
 
-def test_quit_saves_the_unfinished_record(tmp_path: Path):
+def test_quit_saves_the_unfinished_record(tmp_path: Path) -> None:
     con = console()
     path = tmp_path / "part.json"
     code = play_cli.play(
@@ -469,7 +469,7 @@ def test_no_prompt_without_a_terminal():
         (["--level", "11"], "expected 1-10, auto or random"),
     ],
 )
-def test_bad_options_exit_2_with_a_message(argv: list[str], message: str):
+def test_bad_options_exit_2_with_a_message(argv: list[str], message: str) -> None:
     con = console()
     base = ["--level", "random"] if "--level" not in argv else []
     code = play_cli.play(args(*base, *argv), con, lambda p: "q", interactive=False)
@@ -515,7 +515,7 @@ def test_parse_levels():
     assert parse_levels("2, random", 2) == [2, "random"]
 
 
-def test_subprocess_quits_cleanly_on_q(tmp_path: Path):
+def test_subprocess_quits_cleanly_on_q(tmp_path: Path) -> None:
     """The real command, fed through a pipe (not a terminal): no set-up prompt, echoed input."""
     argv = ["play", "--players", "2", "--seed", "1", "--level", "4"]
     proc = subprocess.run(
@@ -538,7 +538,9 @@ def test_subprocess_quits_cleanly_on_q(tmp_path: Path):
 
 
 # ------------------------------------------------------------ levels and records
-def test_fixed_level_game_updates_the_per_level_record(tmp_path: Path, monkeypatch):
+def test_fixed_level_game_updates_the_per_level_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("KOZYR_HOME", str(tmp_path))
     con = console()
     code = play_cli.play(
@@ -562,7 +564,7 @@ def number(pattern: str, text: str) -> int:
     return int(found[1])
 
 
-def test_auto_level_follows_the_results(tmp_path: Path, monkeypatch):
+def test_auto_level_follows_the_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KOZYR_HOME", str(tmp_path))
     levels = []
     for seed in (1, 2):
@@ -580,7 +582,7 @@ def test_auto_level_follows_the_results(tmp_path: Path, monkeypatch):
     assert sum(s["games"] for s in data["levels"].values()) == 2
 
 
-def test_a_bad_players_file_is_reported(tmp_path: Path, monkeypatch):
+def test_a_bad_players_file_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KOZYR_HOME", str(tmp_path))
     (tmp_path / "players.json").write_text("{nope")
     con = console()
@@ -608,7 +610,9 @@ class LeavesAfterOneMove:
         return self.player(prompt)
 
 
-def test_leaving_after_a_move_counts_as_a_loss(tmp_path: Path, monkeypatch):
+def test_leaving_after_a_move_counts_as_a_loss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("KOZYR_HOME", str(tmp_path))
     con = console()
     reader = LeavesAfterOneMove(con, ["n", "y"])
@@ -625,7 +629,7 @@ def test_leaving_after_a_move_counts_as_a_loss(tmp_path: Path, monkeypatch):
     assert stats["levels"]["3"] == {"games": 1, "wins": 0, "losses": 1, "draws": 0}
 
 
-def test_leaving_auto_lowers_the_level(tmp_path: Path, monkeypatch):
+def test_leaving_auto_lowers_the_level(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KOZYR_HOME", str(tmp_path))
     con = console()
     code = play_cli.play(args("--seed", "4"), con, LeavesAfterOneMove(con, ["y"]), False)
@@ -635,7 +639,9 @@ def test_leaving_auto_lowers_the_level(tmp_path: Path, monkeypatch):
     assert f"Auto: your next game is at level {level - 1}." in text
 
 
-def test_a_mixed_table_counts_against_its_strongest_level(tmp_path: Path, monkeypatch):
+def test_a_mixed_table_counts_against_its_strongest_level(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("KOZYR_HOME", str(tmp_path))
     con = console()
     argv = ("--players", "4", "--seed", "3", "--level", "2,random,4", "--name", "mia")

@@ -297,7 +297,7 @@ def test_help_lists_cheat_and_accuse_at_cheating_tables_only():
     assert "cheat 9s" not in plain and "x 9s" not in plain and "cheating" not in plain
 
 
-def test_the_play_help_names_the_cheating_rule(capsys: pytest.CaptureFixture[str]):
+def test_the_play_help_names_the_cheating_rule(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         build_parser().parse_args(["play", "--help"])
     assert "cheating=true" in " ".join(capsys.readouterr().out.split())
@@ -328,7 +328,7 @@ def test_playable_marks_only_honest_moves():
     ],
     ids=["2p", "3p-perevodnoy", "4p-single-leads"],
 )
-def test_every_legal_move_reads_back_from_its_command(rules: Rules):
+def test_every_legal_move_reads_back_from_its_command(rules: Rules) -> None:
     """command_text with the view (what the move list shows) parses back to the
     same action, for every seat that may act: accusations and last-call passes
     out of turn included."""
@@ -336,7 +336,7 @@ def test_every_legal_move_reads_back_from_its_command(rules: Rules):
     for seed in range(3):
         state = GameState.from_seed(rules, seed)
         while not state.game_over:
-            acting = []
+            acting: list[Action] = []
             for seat in range(rules.players):
                 view = view_of(state, seat)
                 for a in view.legal:
@@ -398,7 +398,7 @@ class CheatingViewPlayer:
 @pytest.mark.parametrize("seed", [1, 2])
 def test_a_full_cheating_game_typed_to_the_end(
     rules: Rules, human: int, levels: tuple[int, ...], seed: int
-):
+) -> None:
     player = CheatingViewPlayer(seed)
     others = [s for s in range(rules.players) if s != human]
     bots = {s: make_bot(lv, seed=seed * 8 + s) for s, lv in zip(others, levels, strict=True)}
@@ -438,7 +438,7 @@ class CheatingListPlayer:
         return str(self.rng.choice(commands))
 
 
-def test_a_saved_cheating_game_replays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_a_saved_cheating_game_replays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KOZYR_HOME", str(tmp_path))
     con = console()
     path = tmp_path / "cheating.json"

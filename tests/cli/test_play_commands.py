@@ -13,7 +13,14 @@ from kozyr.engine.deal import Deal
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
 from kozyr.engine.view import View, view_of
-from kozyr.tui.commands import CommandError, Meta, Move, command_text, parse_command
+from kozyr.tui.commands import (
+    CommandError,
+    Meta,
+    MetaName,
+    Move,
+    command_text,
+    parse_command,
+)
 
 
 def mask(text: str) -> int:
@@ -145,7 +152,14 @@ def test_transfer_and_show_trump():
 def test_meta_commands_and_garbage():
     s = start(HANDS, "AH")
     view = view_of(s, 0)
-    for text, name in (("?", "help"), ("h", "help"), ("q", "quit"), ("m", "moves"), ("b", "board")):
+    names: list[tuple[str, MetaName]] = [
+        ("?", "help"),
+        ("h", "help"),
+        ("q", "quit"),
+        ("m", "moves"),
+        ("b", "board"),
+    ]
+    for text, name in names:
         assert parse_command(text, view) == Meta(name)
     assert "unknown command 'xyzzy'" in error(s, 0, "xyzzy")
     assert "unknown command '!!!'" in error(s, 0, "!!! ???")
@@ -166,7 +180,7 @@ def test_meta_commands_and_garbage():
     ],
     ids=["2p", "4p-perevodnoy", "3p-24"],
 )
-def test_every_legal_move_reads_back_from_its_command(rules: Rules):
+def test_every_legal_move_reads_back_from_its_command(rules: Rules) -> None:
     """command_text (what the move list shows) parses back to the same action."""
     rng = random.Random(7)
     for seed in range(4):

@@ -8,7 +8,7 @@ from pathlib import Path
 from kozyr import core
 
 
-def test_a_c_source_newer_than_the_build_is_reported(tmp_path: Path):
+def test_a_c_source_newer_than_the_build_is_reported(tmp_path: Path) -> None:
     built = tmp_path / "_core.cpython-311-x86_64-linux-gnu.so"
     built.write_bytes(b"")
     old, new = tmp_path / "engine.c", tmp_path / "core.h"
@@ -24,7 +24,7 @@ def test_a_c_source_newer_than_the_build_is_reported(tmp_path: Path):
     assert core.stale_sources(tmp_path) == []  # nothing built: nothing stale
 
 
-def test_the_core_in_this_checkout_is_current():
+def test_the_core_in_this_checkout_is_current() -> None:
     if core.AVAILABLE:
         assert core.stale_sources() == []
 

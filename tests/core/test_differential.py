@@ -38,7 +38,7 @@ SWEEP_POSITIONS = 52_000
 
 
 @pytest.mark.parametrize("chunk", range(SWEEP_CHUNKS))
-def test_seeded_sweep_agrees_on_every_legal_action(chunk: int):
+def test_seeded_sweep_agrees_on_every_legal_action(chunk: int) -> None:
     """Random tables over every option (2-6 players), random games from seeded
     deals; at every position the legal lists and every successor agree.  The
     four chunks together compare more than 200,000 positions."""
@@ -67,7 +67,7 @@ def test_the_sweep_covers_every_option_value():
 
 @settings(max_examples=examples(150))
 @given(game_st(explicit=0.6), st.integers(0, 2**32))
-def test_any_position_agrees(game: tuple[Rules, Deal], seed: int):
+def test_any_position_agrees(game: tuple[Rules, Deal], seed: int) -> None:
     """Hypothesis deals: explicit positions (short decks, empty decks, players
     already out, a named first attacker or previous durak) as well as seeded ones."""
     rules, deal = game
@@ -75,7 +75,7 @@ def test_any_position_agrees(game: tuple[Rules, Deal], seed: int):
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_new_seeded_deals_like_the_reference(seed: int):
+def test_new_seeded_deals_like_the_reference(seed: int) -> None:
     rng = random.Random(seed)
     rules = random_rules(rng)
     deal_seed = rng.getrandbits(64)
@@ -83,7 +83,7 @@ def test_new_seeded_deals_like_the_reference(seed: int):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_seeded_playouts_give_identical_records(seed: int):
+def test_seeded_playouts_give_identical_records(seed: int) -> None:
     """Each engine picks the i-th of its own legal list, i from one seeded stream:
     the records (every action) and the results are identical."""
     rng = random.Random(seed)
@@ -113,13 +113,18 @@ def test_seeded_playouts_give_identical_records(seed: int):
     assert records[0][0]  # a real game was played
 
 
+def _fields(a: Action) -> tuple[int, int, int, int]:
+    """``a`` as the plain tuple the core reads."""
+    return (a.seat, a.kind, a.cards, a.target)
+
+
 def _candidates(state: GameState, rng: random.Random) -> list[tuple[int, int, int, int]]:
     """Actions near the legal ones and far from them: every kind, every seat,
     wrong targets, foreign cards, several cards, no cards."""
-    out = [tuple(a) for a in state.legal_actions()]
+    out = [_fields(a) for a in state.legal_actions()]
     if state.rules.cheating:
         for seat in range(state.n):
-            out += [tuple(a) for a in state.legal_actions_for(seat)]
+            out += [_fields(a) for a in state.legal_actions_for(seat)]
             on_table = state.att + [d for d in state.dfn if d >= 0]
             for c in on_table[:3]:  # own cards, cleared cards, cards of others
                 out.append((seat, 7, 1 << c, -1))
@@ -135,14 +140,14 @@ def _candidates(state: GameState, rng: random.Random) -> list[tuple[int, int, in
                 cards |= 1 << rng.choice(bits)
         target = -1
         if rng.random() < 0.5:
-            on_table = state.att and rng.random() < 0.7
-            target = rng.choice(state.att) if on_table else rng.randrange(52)
+            at_the_table = bool(state.att) and rng.random() < 0.7
+            target = rng.choice(state.att) if at_the_table else rng.randrange(52)
         out.append((seat, kind, cards, target))
     return out
 
 
 @pytest.mark.parametrize("seed", range(8))
-def test_illegal_actions_are_refused_by_both(seed: int):
+def test_illegal_actions_are_refused_by_both(seed: int) -> None:
     rng = random.Random(seed)
     checked = refused = 0
     for _ in range(8):
@@ -168,7 +173,7 @@ def test_illegal_actions_are_refused_by_both(seed: int):
 
 
 @pytest.mark.parametrize("name", sorted(p.stem for p in PERFT.glob("*.json")))
-def test_perft_matches_the_stored_counts(name: str):
+def test_perft_matches_the_stored_counts(name: str) -> None:
     data = json.loads((PERFT / f"{name}.json").read_text(encoding="utf-8"))
     mine = core.from_state(position(data["record"]))
     assert [mine.perft(d) for d in range(1, len(data["counts"]) + 1)] == data["counts"]

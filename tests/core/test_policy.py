@@ -23,7 +23,7 @@ STYLES = [LEVELS[level].style for level in (1, 2, 3, 4)]
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_policy_matches_the_heuristics(seed: int):
+def test_policy_matches_the_heuristics(seed: int) -> None:
     rng = random.Random(seed)
     compared = 0
     kinds = set()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from kozyr.bots.ismcts import IsmctsConfig, search_root
-from kozyr.engine.rules import Rules
+from kozyr.engine.rules import Rules, Variant
 
 from ..bots.helpers import choice_views
 from .helpers import TREE_CONFIG as CONFIG
@@ -67,7 +67,7 @@ def test_blind_iterations_teach_the_opponents_nodes_only() -> None:
 @needs_core
 @pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("variant", ["podkidnoy", "perevodnoy"])
-def test_a_blind_search_stays_legal_at_any_table(players: int, variant: str) -> None:
+def test_a_blind_search_stays_legal_at_any_table(players: int, variant: Variant) -> None:
     config = IsmctsConfig(iterations=800, endgame_nodes=100, time_cap=60.0, blind=0.5)
     rules = Rules(players=players, variant=variant)
     for view in choice_views(rules, 3, seed=players, base_steps=2 + 6 * players):

@@ -30,7 +30,7 @@ from kozyr.engine.cards import (
     deck_mask,
 )
 from kozyr.engine.deal import Deal
-from kozyr.engine.rules import Rules
+from kozyr.engine.rules import Rules, Teams, Variant
 from kozyr.engine.state import PLAY_COVER, PLAY_SEAT_SHIFT, GameState
 
 LEAD, DEFEND, THROW, OVER, LAST_CALL = 0, 1, 2, 3, 4
@@ -40,27 +40,33 @@ ACCUSE = Kind.ACCUSE
 HAND = 6
 
 #: Team layouts and the table size each needs.
-TEAM_PLAYERS = {"2v2": 4, "3v3": 6, "2v2v2": 6}
+TEAM_PLAYERS: dict[Teams, int] = {"2v2": 4, "3v3": 6, "2v2v2": 6}
 
 
 def examples(n: int) -> int:
     """``n`` examples under the dev profile (100), scaled up for the ci profile."""
-    return max(1, n * settings.default.max_examples // 100)
+    profile = settings.default
+    assert profile is not None  # hypothesis always has a current profile
+    return max(1, n * profile.max_examples // 100)
 
 
 # --------------------------------------------------------------------- strategies
 @st.composite
-def rules_st(draw: st.DrawFn, variant: str | None = None, cheating: bool | None = None) -> Rules:
+def rules_st(
+    draw: st.DrawFn, variant: Variant | None = None, cheating: bool | None = None
+) -> Rules:
     """Any valid table: 2-6 players, a deck the deal fits in, every option
     (``cheating`` too, rule 13, unless the caller fixes it)."""
     players = draw(st.integers(2, 6))
     deck = draw(st.sampled_from([d for d in (24, 36, 52) if players * HAND <= d]))
-    var = variant or draw(st.sampled_from(["podkidnoy", "perevodnoy"]))
-    teams = draw(st.sampled_from(["none", *(t for t, p in TEAM_PLAYERS.items() if p == players)]))
+    variants: list[Variant] = ["podkidnoy", "perevodnoy"]
+    var = variant if variant is not None else draw(st.sampled_from(variants))
+    layouts: list[Teams] = ["none", *(t for t, p in TEAM_PLAYERS.items() if p == players)]
+    teams = draw(st.sampled_from(layouts))
     return Rules(
         players=players,
         deck=deck,
-        variant=var,  # type: ignore[arg-type]
+        variant=var,
         lead_multiple=draw(st.booleans()),
         first_round_cap=draw(st.sampled_from(["off", "first_round", "until_first_bito"])),
         throw_in=draw(st.sampled_from(["all", "neighbours"])),
@@ -100,7 +106,7 @@ def explicit_deal_st(draw: st.DrawFn, rules: Rules) -> Deal:
     holders = [seat for seat in range(n) if hands[seat]]
     first = None
     previous = None
-    if holders and draw(st.booleans()):
+    if bool(holders) and draw(st.booleans()):
         if draw(st.booleans()):
             first = draw(st.sampled_from(holders))
         else:

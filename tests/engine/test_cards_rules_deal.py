@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import FrozenInstanceError
 from typing import Any
 
@@ -62,7 +63,7 @@ RANKS = "23456789TJQKA"
         ("9d", 7, DIAMONDS),
     ],
 )
-def test_parse_card(text: str, rank: int, suit: int):
+def test_parse_card(text: str, rank: int, suit: int) -> None:
     c = parse_card(text)
     assert c == card(rank, suit) == suit * 13 + rank
     assert CARD_RANK[c] == rank and CARD_SUIT[c] == suit
@@ -73,7 +74,7 @@ def test_parse_card(text: str, rank: int, suit: int):
     ["", "T", "10", "1D", "11D", "0D", "1S", "TX", "XD", "ZZ", "6", "6SS", "DT", "S6", "10DD",
      "T D", "♠6", "6♠", "AHH", "100D", "-6S"],
 )  # fmt: skip
-def test_parse_card_rejects_bad_strings(text: str):
+def test_parse_card_rejects_bad_strings(text: str) -> None:
     with pytest.raises(CardError) as exc:
         parse_card(text)
     message = str(exc.value)
@@ -81,7 +82,7 @@ def test_parse_card_rejects_bad_strings(text: str):
 
 
 @pytest.mark.parametrize("value", [None, 12, 1.5, b"TD", ["TD"], ("T", "D")])
-def test_parse_card_rejects_non_strings(value: Any):
+def test_parse_card_rejects_non_strings(value: Any) -> None:
     with pytest.raises(CardError, match="must be a string"):
         parse_card(value)
 
@@ -91,7 +92,7 @@ def test_card_error_is_a_value_error():
 
 
 @pytest.mark.parametrize("text", ["6ſ", "Aſ", "10ſ", "６S", "6Ｓ", "1０D", "T\u0130"])
-def test_parse_card_rejects_non_ascii_look_alikes(text: str):
+def test_parse_card_rejects_non_ascii_look_alikes(text: str) -> None:
     # Regression: 'ſ'.upper() == 'S', so "6ſ" used to be read as the six of spades.
     with pytest.raises(CardError, match="not a card"):
         parse_card(text)
@@ -112,7 +113,7 @@ def test_card_str_is_canonical_for_every_card():
 
 
 @pytest.mark.parametrize(("size", "lowest_rank"), [(24, "9"), (36, "6"), (52, "2")])
-def test_deck_sizes(size: int, lowest_rank: str):
+def test_deck_sizes(size: int, lowest_rank: str) -> None:
     cards = deck_cards(size)
     assert len(cards) == size == len(set(cards)) == deck_mask(size).bit_count()
     assert cards == sorted(cards) and mask_of(cards) == deck_mask(size)
@@ -125,7 +126,7 @@ def test_deck_sizes(size: int, lowest_rank: str):
 
 
 @given(st.sets(st.integers(0, 51)))
-def test_card_set_helpers(cards: set[int]):
+def test_card_set_helpers(cards: set[int]) -> None:
     m = mask_of(cards)
     assert cards_of(m) == sorted(cards) == list(iter_cards(m))
     assert count(m) == len(cards)
@@ -189,7 +190,11 @@ def test_every_combination_of_options_is_accepted_exactly_when_valid():
 
 
 def rules_error(option: str, value: Any) -> None:
-    for make in (lambda: Rules(**{option: value}), lambda: Rules.from_dict({option: value})):
+    makers: list[Callable[[], Rules]] = [
+        lambda: Rules(**{option: value}),
+        lambda: Rules.from_dict({option: value}),
+    ]
+    for make in makers:
         with pytest.raises(RulesError) as exc:
             make()
         message = str(exc.value)
@@ -215,7 +220,7 @@ def rules_error(option: str, value: Any) -> None:
         ("first_attacker", "random"),
     ],
 )
-def test_rules_reject_bad_values_with_a_clear_message(option: str, value: Any):
+def test_rules_reject_bad_values_with_a_clear_message(option: str, value: Any) -> None:
     rules_error(option, value)
 
 
@@ -239,7 +244,7 @@ def test_rules_reject_bad_values_with_a_clear_message(option: str, value: Any):
         ("throw_in_after_take", "false"),
     ],
 )
-def test_rules_from_dict_rejects_values_of_the_wrong_type(option: str, value: Any):
+def test_rules_from_dict_rejects_values_of_the_wrong_type(option: str, value: Any) -> None:
     """Untrusted input (records, the protocol) goes through from_dict: RulesError."""
     with pytest.raises(RulesError) as exc:
         Rules.from_dict({option: value})
@@ -251,7 +256,7 @@ def test_rules_from_dict_rejects_values_of_the_wrong_type(option: str, value: An
 
 
 @pytest.mark.parametrize(("players", "deck"), [(5, 24), (6, 24)])
-def test_rules_reject_a_deal_that_does_not_fit(players: int, deck: int):
+def test_rules_reject_a_deal_that_does_not_fit(players: int, deck: int) -> None:
     with pytest.raises(RulesError) as exc:
         Rules(players=players, deck=deck)
     message = str(exc.value)
@@ -265,7 +270,7 @@ def test_rules_reject_a_deal_that_does_not_fit(players: int, deck: int):
     ("teams", "players"),
     [("2v2", 2), ("2v2", 3), ("2v2", 6), ("3v3", 4), ("3v3", 5), ("2v2v2", 4), ("2v2v2", 3)],
 )
-def test_rules_reject_teams_that_do_not_fit_the_table(teams: str, players: int):
+def test_rules_reject_teams_that_do_not_fit_the_table(teams: str, players: int) -> None:
     with pytest.raises(RulesError) as exc:
         Rules(players=players, deck=52, teams=teams)  # type: ignore[arg-type]
     assert repr(teams) in str(exc.value) and str(players) in str(exc.value)
@@ -287,7 +292,7 @@ def test_show_trump_needs_perevodnoy():
         {1: 2, "x": 3},  # keys that do not even sort together
     ],
 )
-def test_rules_from_dict_rejects_unknown_options(data: dict[Any, Any]):
+def test_rules_from_dict_rejects_unknown_options(data: dict[Any, Any]) -> None:
     with pytest.raises(RulesError, match="unknown rule option") as exc:
         Rules.from_dict(data)
     for key in set(data) - set(OPTIONS):
@@ -295,13 +300,13 @@ def test_rules_from_dict_rejects_unknown_options(data: dict[Any, Any]):
 
 
 @pytest.mark.parametrize("data", [[], "podkidnoy", 4, [("players", 4)]])
-def test_rules_from_dict_rejects_non_objects(data: Any):
+def test_rules_from_dict_rejects_non_objects(data: Any) -> None:
     with pytest.raises(RulesError, match="must be an object"):
         Rules.from_dict(data)
 
 
 @given(rules_st())
-def test_rules_round_trip_and_are_frozen(rules: Rules):
+def test_rules_round_trip_and_are_frozen(rules: Rules) -> None:
     assert Rules.from_dict(rules.to_dict()) == rules
     assert hash(Rules.from_dict(rules.to_dict())) == hash(rules)
     with pytest.raises((FrozenInstanceError, AttributeError)):
@@ -309,7 +314,7 @@ def test_rules_round_trip_and_are_frozen(rules: Rules):
 
 
 # ------------------------------------------------------------------------- deal
-def splitmix64(seed: int):
+def splitmix64(seed: int) -> Iterator[int]:
     mask = (1 << 64) - 1
     state = seed & mask
     while True:
@@ -389,12 +394,12 @@ def test_seeded_deal_test_vectors_of_records_md():
 
 
 @given(st.sampled_from([24, 36, 52]), st.integers(0, 2**64 - 1))
-def test_only_the_low_64_bits_of_a_seed_count(size: int, seed: int):
+def test_only_the_low_64_bits_of_a_seed_count(size: int, seed: int) -> None:
     assert shuffled_deck(size, seed + 2**64) == shuffled_deck(size, seed)
 
 
 @given(st.sampled_from([24, 36, 52]), st.integers(0, 2**64 - 1))
-def test_shuffle_is_the_documented_portable_algorithm(size: int, seed: int):
+def test_shuffle_is_the_documented_portable_algorithm(size: int, seed: int) -> None:
     deck = shuffled_deck(size, seed)
     assert sorted(deck) == deck_cards(size)
     assert deck == reference_shuffle(size, seed)
@@ -402,7 +407,7 @@ def test_shuffle_is_the_documented_portable_algorithm(size: int, seed: int):
 
 @given(rules_st(), seeds)
 @settings(max_examples=examples(100))
-def test_seeded_deal_layout(rules: Rules, seed: int):
+def test_seeded_deal_layout(rules: Rules, seed: int) -> None:
     """Six cards each, one at a time from seat 0; the next card is the face-up
     trump, put at the bottom; when the deal takes the whole deck the last dealt
     card is the trump, shown, and stays in its hand."""
@@ -506,7 +511,7 @@ def test_whole_deck_deal_needs_a_trump_of_the_deck():
 
 
 @pytest.mark.parametrize("previous", [0, 1, 2, 3])
-def test_series_first_attacker(previous: int):
+def test_series_first_attacker(previous: int) -> None:
     base = good_deal(Rules(), 11)
 
     def start(option: str, **kw: Any) -> GameState:
@@ -544,7 +549,7 @@ DOC_EXAMPLES = [
 
 
 @pytest.mark.parametrize("data", DOC_EXAMPLES)
-def test_action_json_round_trip(data: dict[str, Any]):
+def test_action_json_round_trip(data: dict[str, Any]) -> None:
     a = Action.from_json(data)
     assert a.to_json() == data
     assert Action.from_json(a.to_json()) == a
@@ -570,7 +575,7 @@ def test_action_json_fields():
     st.sampled_from([Kind.ATTACK, Kind.THROW, Kind.TRANSFER]),
     st.sets(st.integers(0, 51), min_size=1, max_size=6),
 )
-def test_action_card_list_round_trip(seat: int, kind: Kind, cards: set[int]):
+def test_action_card_list_round_trip(seat: int, kind: Kind, cards: set[int]) -> None:
     a = Action(seat, kind, mask_of(cards))
     data = a.to_json()
     assert data["cards"] == [card_str(c) for c in sorted(cards)]
@@ -612,7 +617,7 @@ def test_action_card_list_round_trip(seat: int, kind: Kind, cards: set[int]):
         ({"seat": 0, "type": "take", "comment": "gg"}, "unexpected field(s)"),
     ],
 )
-def test_malformed_actions_raise_action_error(data: Any, words: str):
+def test_malformed_actions_raise_action_error(data: Any, words: str) -> None:
     with pytest.raises(ActionError) as exc:
         Action.from_json(data)
     assert words in str(exc.value)
@@ -623,7 +628,7 @@ def test_action_error_is_a_value_error():
 
 
 @pytest.mark.parametrize("bad_type", [[], ["take"], {}, {"take": 1}])
-def test_unhashable_action_type_is_an_action_error(bad_type: Any):
+def test_unhashable_action_type_is_an_action_error(bad_type: Any) -> None:
     # Regression: this used to raise TypeError (unhashable type) and crash a replay.
     with pytest.raises(ActionError, match="unknown action type"):
         Action.from_json({"seat": 0, "type": bad_type})
@@ -664,7 +669,7 @@ def test_unhashable_action_type_is_an_action_error(bad_type: Any):
         ({"deal": {"seed": 1}, "meta": []}, "'meta' must be an object"),
     ],
 )
-def test_unreadable_records(data: Any, words: str):
+def test_unreadable_records(data: Any, words: str) -> None:
     with pytest.raises(RecordError) as exc:
         GameRecord.from_json(data)
     assert words in str(exc.value)

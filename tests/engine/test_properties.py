@@ -21,7 +21,7 @@ from kozyr.engine.actions import Action, Kind
 from kozyr.engine.cards import CARD_RANK, CARD_SUIT, cards_of, deck_mask, mask_of, parse_card
 from kozyr.engine.deal import Deal
 from kozyr.engine.record import GameRecord, deal_from_json, deal_to_json
-from kozyr.engine.rules import Rules
+from kozyr.engine.rules import Rules, Variant
 from kozyr.engine.state import GameState, IllegalAction
 from kozyr.engine.view import view_of
 
@@ -253,7 +253,7 @@ class Invariants:
 
 @given(game_st(), seeds, styles)
 @GAME
-def test_conservation_and_rule_invariants(game: tuple[Rules, Deal], pseed: int, style: str):
+def test_conservation_and_rule_invariants(game: tuple[Rules, Deal], pseed: int, style: str) -> None:
     rules, deal = game
     inv = Invariants(rules, GameState.new(rules, deal))
     play(rules, 0, Policy(pseed, style), on_step=inv.step, deal=deal)
@@ -261,7 +261,7 @@ def test_conservation_and_rule_invariants(game: tuple[Rules, Deal], pseed: int, 
 
 @given(rules_st(), seeds, seeds, st.sampled_from(["uniform", "sample"]))
 @settings(max_examples=examples(150), deadline=None)
-def test_random_play_terminates(rules: Rules, seed: int, pseed: int, style: str):
+def test_random_play_terminates(rules: Rules, seed: int, pseed: int, style: str) -> None:
     state, actions = play(rules, seed, Policy(pseed, style), max_actions=MAX_ACTIONS)
     assert state.game_over, f"no end after {MAX_ACTIONS} actions"
     assert state.phase == OVER and state.to_move is None and state.legal_actions() == []
@@ -308,7 +308,7 @@ def test_random_play_terminates(rules: Rules, seed: int, pseed: int, style: str)
 @settings(max_examples=examples(40), deadline=None)
 def test_cheating_random_play_with_random_accusations_ends(
     game: tuple[Rules, Deal], pseed: int, rate: float
-):
+) -> None:
     """Rule 13: random play in which random seats call out random cards at random
     moments (out of turn too, from legal_actions_for) always ends, within a
     bounded number of actions; after every action every card is in exactly one
@@ -421,7 +421,9 @@ def candidate_actions(s: GameState, legal: list[Action], rng: random.Random) -> 
 
 @given(rules_st(), seeds, seeds, styles)
 @settings(max_examples=examples(30), deadline=None)
-def test_check_accepts_exactly_the_legal_actions(rules: Rules, seed: int, pseed: int, style: str):
+def test_check_accepts_exactly_the_legal_actions(
+    rules: Rules, seed: int, pseed: int, style: str
+) -> None:
     """check() accepts exactly what legal_actions_for(seat) lists, for every seat
     (at honest tables: the seat to move's legal_actions(), nothing for the
     others), and refuses everything else with a reason and no change."""
@@ -468,7 +470,9 @@ def test_check_accepts_exactly_the_legal_actions(rules: Rules, seed: int, pseed:
 
 @given(rules_st(), seeds, seeds, st.lists(st.floats(0, 1, exclude_max=True), min_size=1))
 @settings(max_examples=examples(60), deadline=None)
-def test_sample_action_matches_legal_actions(rules: Rules, seed: int, pseed: int, us):
+def test_sample_action_matches_legal_actions(
+    rules: Rules, seed: int, pseed: int, us: list[float]
+) -> None:
     rng = random.Random(pseed)
     state = GameState.from_seed(rules, seed)
     us = [*us, 0.0, math.nextafter(1.0, 0.0)]
@@ -481,7 +485,9 @@ def test_sample_action_matches_legal_actions(rules: Rules, seed: int, pseed: int
 
 @given(rules_st(), seeds, seeds)
 @settings(max_examples=examples(30), deadline=None)
-def test_random_playout_is_sample_action_with_the_same_rng(rules: Rules, seed: int, pseed: int):
+def test_random_playout_is_sample_action_with_the_same_rng(
+    rules: Rules, seed: int, pseed: int
+) -> None:
     a = GameState.from_seed(rules, seed)
     b = a.copy()
     result = a.random_playout(random.Random(pseed))
@@ -494,7 +500,9 @@ def test_random_playout_is_sample_action_with_the_same_rng(rules: Rules, seed: i
 
 @given(game_st(), seeds, styles)
 @settings(max_examples=examples(100), deadline=None)
-def test_engine_matches_the_reference_model(game: tuple[Rules, Deal], pseed: int, style: str):
+def test_engine_matches_the_reference_model(
+    game: tuple[Rules, Deal], pseed: int, style: str
+) -> None:
     """The first round, every legal-move list and every transition, against
     ref_initial/ref_legal/ref_step (an independent reading of the rules), one
     step at a time, from seeded deals and from arbitrary explicit positions."""
@@ -561,7 +569,7 @@ def cheating_golden_names() -> list[str]:
 
 
 @pytest.mark.parametrize("name", cheating_golden_names())
-def test_cheating_golden_records_agree_with_the_model(name: str):
+def test_cheating_golden_records_agree_with_the_model(name: str) -> None:
     """The hand-worked golden records of rule 13 (tests/golden/cheating_*,
     illegal_*) through the reference model, step by step: the model and the
     engine agree on every legal list (every seat's) and transition, and the
@@ -588,7 +596,9 @@ def test_cheating_golden_records_agree_with_the_model(name: str):
 # --------------------------------------------------------------------- records
 @given(game_st(explicit=0.4), seeds, styles, st.booleans())
 @settings(max_examples=examples(40), deadline=None)
-def test_record_round_trip(game: tuple[Rules, Deal], pseed: int, style: str, explicit: bool):
+def test_record_round_trip(
+    game: tuple[Rules, Deal], pseed: int, style: str, explicit: bool
+) -> None:
     rules, deal = game
     if explicit:  # the same deal written out card by card
         deal = Deal(deal.hands, deal.deck, deal.trump, deal.discard, deal.first_attacker,
@@ -613,7 +623,9 @@ def test_record_round_trip(game: tuple[Rules, Deal], pseed: int, style: str, exp
 
 @given(rules_st(), seeds, seeds)
 @settings(max_examples=examples(20), deadline=None)
-def test_record_replay_stops_at_the_first_illegal_action(rules: Rules, seed: int, pseed: int):
+def test_record_replay_stops_at_the_first_illegal_action(
+    rules: Rules, seed: int, pseed: int
+) -> None:
     _, actions = play(rules, seed, Policy(pseed), max_actions=40)
     record = GameRecord(rules, Deal.from_seed(rules, seed))
     cut = random.Random(pseed).randrange(len(actions))
@@ -637,7 +649,7 @@ def test_record_replay_stops_at_the_first_illegal_action(rules: Rules, seed: int
 
 @given(rules_st(), seeds)
 @settings(max_examples=examples(60), deadline=None)
-def test_seeded_deals_are_deterministic(rules: Rules, seed: int):
+def test_seeded_deals_are_deterministic(rules: Rules, seed: int) -> None:
     a, b = Deal.from_seed(rules, seed), Deal.from_seed(rules, seed)
     assert a == b and a.seed == seed
     assert GameState.from_seed(rules, seed).to_json() == GameState.new(rules, b).to_json()
@@ -677,7 +689,8 @@ def act(text: str) -> Action:
 
 
 def hand(s: GameState, seat: int) -> list[str]:
-    return s.to_json()["hands"][seat]
+    hands: list[list[str]] = s.to_json()["hands"]
+    return hands[seat]
 
 
 def test_worked_example_throw_in_priority_take_and_refill():
@@ -807,7 +820,7 @@ def mask_of_str(text: str) -> int:
 # ---------------------------------------------- actions built in Python, not JSON
 def positions(n: int = 40) -> list[GameState]:
     """Positions of every phase from a few random perevodnoy games."""
-    out = []
+    out: list[GameState] = []
     for seed in range(4):
         s = GameState.from_seed(Rules(players=3, variant="perevodnoy"), seed)
         rng = random.Random(seed)
@@ -861,7 +874,7 @@ def test_check_rejects_non_canonical_actions():
         "str kind",
     ],
 )
-def test_check_judges_loosely_typed_actions(bad: str):
+def test_check_judges_loosely_typed_actions(bad: str) -> None:
     """Hand-built tuples with loose field types are judged, never a TypeError
     (regression: the compiled engine raised TypeError from its typed locals, in
     check() and then in apply() for an int kind)."""
@@ -911,7 +924,7 @@ CYCLE = [
 
 
 @pytest.mark.parametrize("on", [True, False])
-def test_a_transfer_cycle_is_a_draw_on_the_third_time(on: bool):
+def test_a_transfer_cycle_is_a_draw_on_the_third_time(on: bool) -> None:
     """Two pick-ups bring the position back; the third time is a draw (model and
     engine agree step by step), unless repetition_draw is off."""
     rules = Rules(players=2, deck=36, variant="perevodnoy", repetition_draw=on)
@@ -928,18 +941,18 @@ def test_a_transfer_cycle_is_a_draw_on_the_third_time(on: bool):
 
 
 @pytest.mark.parametrize(("variant", "seed"), [("podkidnoy", 2473), ("perevodnoy", 2501)])
-def test_random_play_can_end_by_repetition(variant: str, seed: int):
+def test_random_play_can_end_by_repetition(variant: Variant, seed: int) -> None:
     """Three-player games of random play that come round to a position three times
     (found by search): the model agrees, and without the rule they go on."""
     results = []
     for on in (True, False):
-        rules = Rules(players=3, deck=36, variant=variant, repetition_draw=on)  # type: ignore[arg-type]
+        rules = Rules(players=3, deck=36, variant=variant, repetition_draw=on)
         rng = random.Random(seed)
-        state = check_against_model(
-            rules,
-            Deal.from_seed(rules, seed),
-            lambda s, legal, rng=rng: s.sample_action(rng.random()),
-        )
+
+        def sample(s: GameState, legal: list[Action], rng: random.Random = rng) -> Action:
+            return s.sample_action(rng.random())
+
+        state = check_against_model(rules, Deal.from_seed(rules, seed), sample)
         results.append(state)
     drawn, free = results
     assert drawn.result is not None and drawn.result.repetition
@@ -983,7 +996,7 @@ def with_throw_ins_after_take(rules: Rules, on: bool) -> Rules:
 @GAME
 def test_a_take_without_throw_ins_is_a_take_every_attacker_passes(
     game: tuple[Rules, Deal], pseed: int, style: str
-):
+) -> None:
     """Issue 12: with throw_in_after_take off a take ends the round at once, exactly
     as the round ends with the option on once every attacker has passed after the
     take. One game on both tables in lockstep: after each take the table with

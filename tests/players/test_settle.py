@@ -68,7 +68,7 @@ def facts(
     )  # fmt: skip
 
 
-def run(db: Engine, f: GameFacts) -> dict:
+def run(db: Engine, f: GameFacts) -> dict[str, dict[str, Any]]:
     with db.begin() as conn:
         return settle(conn, f)
 
@@ -81,7 +81,7 @@ def vs_bots(key: str, bots: int = 1) -> list[SeatFacts]:
     return [SeatFacts(0, key), *(SeatFacts(i + 1, None, 3) for i in range(bots))]
 
 
-def grant(awards: dict, key: str) -> tuple[int, str]:
+def grant(awards: dict[str, dict[str, Any]], key: str) -> tuple[int, str]:
     return awards[key]["candies"]["amount"], awards[key]["candies"]["reason"]
 
 
@@ -169,7 +169,7 @@ def test_granted_exactly_once_per_player_and_game(db: Engine) -> None:
 
 
 # ------------------------------------------------------------ ratings
-def rating(awards: dict, key: str) -> tuple[int, int]:
+def rating(awards: dict[str, dict[str, Any]], key: str) -> tuple[int, int]:
     r = awards[key]["rating"]
     return r["before"], r["after"]
 
@@ -239,21 +239,28 @@ def test_provisional_for_the_first_games(db: Engine) -> None:
     assert mine["perevodnoy"] == {"rating": MU, "games": 0, "provisional": True}
 
 
+def full_game_grant(people: int, outcome: str, hints: int = 0) -> c.Grant:
+    """The grant for a 30-move game played to the end, every one of the seat's
+    10 actions the person's own, nothing earned yet today."""
+    return c.grant_for(
+        people=people, outcome=outcome, moves=30, own=10, actions=10, left=False, today=0,
+        cap=300, hints=hints,
+    )  # fmt: skip
+
+
 def test_grant_rule_table() -> None:
     """The pure rule, every row at a glance."""
-    base = dict(moves=30, own=10, actions=10, left=False, today=0, cap=300)
     for people_n, outcome, amount in [
         (2, "win", 15), (2, "draw", 8), (2, "loss", 5), (4, "win", 15),
         (1, "win", 6), (1, "draw", 3), (1, "loss", 2),
     ]:  # fmt: skip
-        assert c.grant_for(people=people_n, outcome=outcome, **base).amount == amount
+        assert full_game_grant(people_n, outcome).amount == amount
 
 
 def test_a_game_with_hints_pays_nothing() -> None:
     """Issue 27: a hint is level 10's move, so a game with any hint pays no candies."""
-    base = dict(moves=30, own=10, actions=10, left=False, today=0, cap=300)
-    assert c.grant_for(people=1, outcome="win", **base).amount == 6
-    hinted = c.grant_for(people=1, outcome="win", hints=1, **base)
+    assert full_game_grant(1, "win").amount == 6
+    hinted = full_game_grant(1, "win", hints=1)
     assert (hinted.amount, hinted.reason) == (0, c.HINTS)
 
 

@@ -72,7 +72,7 @@ def test_every_legal_action_has_one_index_and_back_on_random_tables():
     """At every position of random games on random tables (cheating ones too):
     the indices of the legal actions are distinct, inside the table's space,
     decode to those very actions, and are exactly the environment's mask."""
-    blocks = Counter()
+    blocks: Counter[str] = Counter()
     checked = 0
     for state in positions(400, seed=28):
         legal = state.legal_actions()

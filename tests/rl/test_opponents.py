@@ -7,9 +7,11 @@ import random
 import numpy as np
 import pytest
 
+from kozyr.bots.base import Bot
 from kozyr.bots.levels import LEVELS, bot_for, reduced
 from kozyr.engine.record import GameRecord
 from kozyr.rl import durak_v0
+from kozyr.rl.env import DurakEnv
 from kozyr.rl.opponents import BotOpponents
 
 from .test_env import run_api_test
@@ -38,7 +40,7 @@ def _play(env: BotOpponents, seed: int) -> tuple[list[str], dict[str, float]]:
 def test_every_level_plays_a_game_against_the_learner(level):
     """Levels 1-5 as they are; 6-10 with their search budgets cut (the same
     bots, fewer iterations), so that a whole game stays quick."""
-    bot: int | object = level
+    bot: int | Bot = level
     if level > 5:
         bot = bot_for(reduced(LEVELS[level], 40), seed=level)
     env = BotOpponents(durak_v0.env(players=2), {"player_1": bot})
@@ -59,7 +61,9 @@ def test_a_seeded_episode_repeats_move_for_move():
             durak_v0.env(players=3, variant="perevodnoy"), {"player_1": 3, "player_2": 5}
         )
         _play(env, seed)
-        return env.unwrapped.record().dumps()
+        base = env.unwrapped
+        assert isinstance(base, DurakEnv)
+        return base.record().dumps()
 
     assert record(11) == record(11)
     assert record(11) != record(12)

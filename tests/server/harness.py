@@ -17,7 +17,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
@@ -79,7 +79,7 @@ class ServerProcess:
         """The process's environment."""
         return dict(os.environ, PYTHONWARNINGS="ignore")
 
-    def start(self, timeout: float = 60.0) -> ServerProcess:
+    def start(self, timeout: float = 60.0) -> Self:
         self._ready.clear()
         cmd = self.command()
         env = self.environment()

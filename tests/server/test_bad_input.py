@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 from kozyr.engine.cards import card_str, deck_cards
 
@@ -11,7 +12,7 @@ from .harness import Client, ServerProcess, check_frames, http, play_out, run
 from .services import ClusterFront
 
 
-async def _error(c: Client, code: str) -> dict:
+async def _error(c: Client, code: str) -> dict[str, Any]:
     frame = await c.expect("error", timeout=10)
     assert frame["code"] == code, frame
     assert frame["message"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
+from typing import Any
 
 from kozyr.cli.replay import replay_json
 from kozyr.engine.actions import Action, Kind
@@ -15,7 +17,7 @@ from .harness import Client, ServerProcess, check_frames, http, play_out, run
 from .services import ClusterFront
 
 
-def out_of_turn_accusations(record_data: dict) -> tuple[int, int]:
+def out_of_turn_accusations(record_data: dict[str, Any]) -> tuple[int, int]:
     """(accusations made by a seat that was not to move, accusations in all)."""
     record = GameRecord.from_json(record_data)
     state = record.start()
@@ -124,7 +126,7 @@ def test_the_last_call_passes_for_people_who_let_it_go(server: ServerProcess) ->
     run(scenario())
 
 
-def test_kill_9_in_the_last_call_resumes_it(tmp_path) -> None:
+def test_kill_9_in_the_last_call_resumes_it(tmp_path: Path) -> None:
     """The server dies while a person is pending in a last call: restarted on the
     same database, the room comes back in that very last call and the game ends."""
     srv = ServerProcess(

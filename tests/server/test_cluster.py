@@ -35,7 +35,10 @@ from .test_metrics import scrape
 def _cards_total(frame: dict[str, Any]) -> int:
     view = frame["view"]
     table = [c for pair in view["table"] for c in pair.values() if c]
-    return sum(view["hand_counts"]) + len(table) + view["discard"] + view["deck"]
+    hand_counts: list[int] = view["hand_counts"]
+    discard: int = view["discard"]
+    deck: int = view["deck"]
+    return sum(hand_counts) + len(table) + discard + deck
 
 
 def _check_record(cluster_pg: PgCluster, db: str, record: dict[str, Any], game_id: int) -> None:
@@ -423,7 +426,7 @@ def _refused_fence_in_a_batch(url: str) -> None:
                 ).all()
             )
             assert [tuple(r) for r in rows] == [(games[0], 0), (games[0], 1)]
-            pos = await store.call(
+            pos: dict[str, str] = await store.call(
                 lambda conn: dict(conn.exec_driver_sql("SELECT code, inbox_pos FROM rooms").all())
             )
             assert pos == {"mine": "6-0", "lost": "7-0"}

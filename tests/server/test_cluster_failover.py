@@ -14,6 +14,7 @@ import os
 import random
 import signal
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ KILLS = 20
 KILL_POINTS = ("round", "take", "last_call", "bot")
 
 
-def stream_problems(frames: list[tuple[int | None, dict[str, Any]]], game: int) -> list[str]:
+def stream_problems(frames: Sequence[tuple[int | None, dict[str, Any]]], game: int) -> list[str]:
     """What is wrong with one client's frames of game ``game``: a version seen
     twice or skipped without a resync, a version going back, or no game_over.
 
@@ -107,12 +108,12 @@ def at_point(point: str, frame: dict[str, Any], bot_seat: int, last: dict[str, A
     """Is the game, as ``frame`` shows it, at kill point ``point``?"""
     view = frame["view"]
     if point == "round":
-        return bool(view["table"]) and view["phase"] != "last_call"
+        return bool(view["table"]) and bool(view["phase"] != "last_call")
     if point == "take":
-        return last.get("action", {}).get("type") == "take"
+        return bool(last.get("action", {}).get("type") == "take")
     if point == "last_call":
-        return view["phase"] == "last_call"
-    return frame["to_move"] == bot_seat
+        return bool(view["phase"] == "last_call")
+    return bool(frame["to_move"] == bot_seat)
 
 
 class Seat:

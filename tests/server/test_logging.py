@@ -132,8 +132,13 @@ def test_lines_logged_on_an_event_loop_to_a_file_are_written_by_the_loop(tmp_pat
             asyncio.run(scenario())
             assert [json.loads(x)["n"] for x in path.read_text().splitlines()] == [0, 1, 2, 3]
             loop = asyncio.new_event_loop()
+
+            def log_and_stop() -> None:
+                log.event("move", n=4)
+                loop.stop()
+
             try:  # a loop that stops right after logging: its write never runs
-                loop.call_soon(lambda: (log.event("move", n=4), loop.stop()))
+                loop.call_soon(log_and_stop)
                 loop.run_forever()
             finally:
                 loop.close()

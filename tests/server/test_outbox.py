@@ -152,8 +152,12 @@ def test_the_wire_reads_on_while_a_few_messages_wait_then_pauses() -> None:
             wire.send_receive_event_to_app()
             expected = [] if n < WireProtocol.QUEUED - 1 else ["pause"]
             assert paused == expected, n
-        got = [await wire.receive() for _ in range(WireProtocol.QUEUED + 2)]
-        assert [m["text"] for m in got] == [f'{{"n":{n}}}' for n in range(WireProtocol.QUEUED + 2)]
+        texts: list[str | None] = []
+        for _ in range(WireProtocol.QUEUED + 2):
+            m = await wire.receive()
+            assert m["type"] == "websocket.receive", m
+            texts.append(m["text"])
+        assert texts == [f'{{"n":{n}}}' for n in range(WireProtocol.QUEUED + 2)]
         assert paused == ["pause", "resume"] and not wire.read_paused
 
     asyncio.run(scenario())

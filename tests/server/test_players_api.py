@@ -31,7 +31,7 @@ def key_of(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def expected(table: dict[str, int], over: dict[str, Any], seat: int, moves: int) -> dict:
+def expected(table: dict[str, int], over: dict[str, Any], seat: int, moves: int) -> dict[str, Any]:
     outcome = "draw" if over["durak"] is None else ("loss" if over["durak"] == seat else "win")
     if moves < MIN_MOVES:
         return {"amount": 0, "reason": "too_short", "capped": False}
@@ -49,6 +49,7 @@ async def vs_computer(srv: ServerProcess, name: str, seed: int) -> tuple[Client,
 
 def test_a_game_against_the_computer_pays_and_shows_in_my_games(server: ServerProcess) -> None:
     anna, over = run(vs_computer(server, "anna", 3))
+    assert anna.token is not None  # the server's welcome gave her a session
     status, record = http("GET", server.url + over["record"])
     moves = len(record["actions"])
     grant = expected(COMPUTER, over, 0, moves)
@@ -87,6 +88,7 @@ def test_a_game_against_the_computer_pays_and_shows_in_my_games(server: ServerPr
 
 def test_profile_routes_and_their_errors(server: ServerProcess) -> None:
     anna, _ = run(vs_computer(server, "anna", 5))
+    assert anna.token is not None  # the server's welcome gave her a session
     url = server.url + "/api/me"
     assert http("GET", url)[0] == 401
     status, body = http("GET", url, headers=bearer("not-a-token"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 from kozyr.cli.replay import replay_json
 
@@ -38,7 +39,7 @@ def test_full_game_on_postgres_record_replays(pg: PgCluster, tmp_path: Path) -> 
     srv = ServerProcess(tmp_path / "unused.db", "--rate", "200", "--burst", "200", db_url=url)
     srv.start()
 
-    async def scenario() -> tuple[dict, dict, dict]:
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
         rng = random.Random(11)
         anna, boris = Client(srv.ws_url, "anna"), Client(srv.ws_url, "boris")
         code = await anna.create_room(seats=4, move_time=60, bot_level=2)
@@ -74,12 +75,12 @@ def test_full_game_on_postgres_record_replays(pg: PgCluster, tmp_path: Path) -> 
             ).fetchone()
             assert row is not None and row[0] == "finished"
             assert json.loads(row[1]) == record
-            (n_moves,) = conn.execute(
+            moves = conn.execute(
                 "SELECT count(*) FROM moves WHERE game_id = %s", (over["game_id"],)
             ).fetchone()
-            assert n_moves == len(record["actions"])
-            (n_players,) = conn.execute("SELECT count(*) FROM players").fetchone()
-            assert n_players >= 2
+            assert moves is not None and moves[0] == len(record["actions"])
+            players = conn.execute("SELECT count(*) FROM players").fetchone()
+            assert players is not None and players[0] >= 2
         assert not (tmp_path / "unused.db").exists()
     finally:
         srv.stop()

@@ -148,7 +148,7 @@ def test_progress_is_kept_with_the_profile(server: ServerProcess) -> None:
     def post(p: puzzles.Puzzle, actions: list[dict[str, Any]]) -> dict[str, Any]:
         status, out = http("POST", f"{server.url}/api/puzzles/{p.id}/move",
                            {"actions": actions}, headers=auth)  # fmt: skip
-        assert status == 200, out
+        assert status == 200 and isinstance(out, dict), out
         return out
 
     def wrong_of(p: puzzles.Puzzle) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import itertools
 import random
 import time
 from pathlib import Path
+from typing import Any
 
 from websockets.asyncio.client import connect
 
@@ -215,7 +216,7 @@ def test_kill_9_mid_game_then_restart_resumes_every_table(tmp_path: Path) -> Non
         assert srv.events("room_recovered")
         # Bot moves are paced: never sooner than --bot-delay after the move before.
         # Compare moves of the same room and game only: rooms interleave in the log.
-        by_table: dict[tuple[str, int], list[dict]] = {}
+        by_table: dict[tuple[str, int], list[dict[str, Any]]] = {}
         for line in srv.events("move"):
             by_table.setdefault((line["room"], line["game"]), []).append(line)
         gaps = sorted(
@@ -229,7 +230,7 @@ def test_kill_9_mid_game_then_restart_resumes_every_table(tmp_path: Path) -> Non
         srv.stop()
 
 
-def _ts(line: dict) -> float:
+def _ts(line: dict[str, Any]) -> float:
     from datetime import datetime
 
     return datetime.strptime(line["ts"], "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()

@@ -171,7 +171,9 @@ def test_service_worker_scope_version_and_files(server: ServerProcess) -> None:
     assert headers["cache-control"] == "no-cache"
     text = body.decode()
     assert f'const VERSION = "{version}";' in text
-    files = json.loads(re.search(r"const FILES = (\[.*?\]);", text)[1])
+    listed = re.search(r"const FILES = (\[.*?\]);", text)
+    assert listed, "sw.js names the files it keeps"
+    files = json.loads(listed[1])
     assert "./" in files and f"v/{version}/js/app.js" in files and "howto/zh.html" in files
     assert "manifest.webmanifest" in files and "icons/maskable-512.png" in files
     assert not any(f.startswith(("api", "ws", "health")) for f in files)

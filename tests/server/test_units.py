@@ -297,12 +297,14 @@ def test_session_views_are_exactly_the_engines_views() -> None:
                 got = json.loads(bytes(raw))
                 assert list(got.items()) == list(expected.items())  # same key order
                 assert legal == [a.to_json() for a in view.legal]
-                frame = {"game": 1, "version": s.version, "seat": seat, "legal": legal}
-                assert p.encode(
-                    p.GameFrame(view=raw, to_move=None, deadline=None, time_left=None, **frame)
-                ) == p.encode(
-                    p.GameFrame(view=expected, to_move=None, deadline=None, time_left=None, **frame)
-                )
+                frames = [
+                    p.GameFrame(
+                        game=1, version=s.version, seat=seat, view=view_json, legal=legal,
+                        to_move=None, deadline=None, time_left=None,
+                    )
+                    for view_json in (raw, expected)
+                ]  # fmt: skip
+                assert p.encode(frames[0]) == p.encode(frames[1])
             spect = view_of(s.state, 0).to_json()
             del spect["hand"]
             spect["seat"] = None

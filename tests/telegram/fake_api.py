@@ -18,6 +18,7 @@ import itertools
 import json
 import threading
 import time
+from collections.abc import Callable
 from email.parser import BytesParser
 from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -144,7 +145,12 @@ class FakeBotAPI:
         with self._cond:
             return [params for m, params in self.calls if m == method]
 
-    def wait_for(self, predicate: Any, timeout: float = 30.0, what: str = "") -> Any:
+    def wait_for(
+        self,
+        predicate: Callable[[str, dict[str, Any]], object],
+        timeout: float = 30.0,
+        what: str = "",
+    ) -> tuple[str, dict[str, Any]]:
         """The first recorded call (method, params) ``predicate`` accepts, waiting for it."""
         deadline = time.monotonic() + timeout
         with self._cond:

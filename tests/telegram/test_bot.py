@@ -9,15 +9,15 @@ import time
 from typing import Any
 
 from ..server.harness import Client, http, play_out
-from .conftest import init_data, login
-from .fake_api import BOT_USERNAME, group, server_error, too_many, user
+from .conftest import TelegramServer, init_data, login
+from .fake_api import BOT_USERNAME, FakeBotAPI, group, server_error, too_many, user
 
 
 def buttons(params: dict[str, Any]) -> list[dict[str, Any]]:
     return [b for row in params["reply_markup"]["inline_keyboard"] for b in row]
 
 
-def test_setup_calls(tg_server, fake_api) -> None:
+def test_setup_calls(tg_server: TelegramServer, fake_api: FakeBotAPI) -> None:
     """On start: no webhook, the commands in four languages, the menu button opens the Mini App."""
     assert fake_api.calls_to("deleteWebhook")
     langs = {c.get("language_code") for c in fake_api.calls_to("setMyCommands")}
@@ -36,7 +36,7 @@ def test_setup_calls(tg_server, fake_api) -> None:
     assert menu["type"] == "web_app" and menu["web_app"]["url"] == f"{tg_server.url}/"
 
 
-def test_start_in_two_languages(tg_server, fake_api) -> None:
+def test_start_in_two_languages(tg_server: TelegramServer, fake_api: FakeBotAPI) -> None:
     en, ru = user(6001, "Emma", "en-GB"), user(6002, "Иван", "ru")
     fake_api.message(en, "/start")
     fake_api.message(ru, "/start")
@@ -61,7 +61,9 @@ def test_start_in_two_languages(tg_server, fake_api) -> None:
     fake_api.wait_sent(6002, "козырь")
 
 
-def test_the_puzzle_of_the_day_opens_in_the_mini_app(tg_server, fake_api) -> None:
+def test_the_puzzle_of_the_day_opens_in_the_mini_app(
+    tg_server: TelegramServer, fake_api: FakeBotAPI
+) -> None:
     """/puzzle: in a private chat a button opens the Mini App's puzzles page; in a
     group, the Mini App's deep link with ``startapp=puzzles`` (the page opens
     the puzzle of the day: tests/telegram/test_miniapp.py)."""
@@ -76,7 +78,7 @@ def test_the_puzzle_of_the_day_opens_in_the_mini_app(tg_server, fake_api) -> Non
     assert button["url"] == f"https://t.me/{BOT_USERNAME}?startapp=puzzles"
 
 
-def test_create_room_and_invite(tg_server, fake_api) -> None:
+def test_create_room_and_invite(tg_server: TelegramServer, fake_api: FakeBotAPI) -> None:
     olga = user(6101, "Olga", "en")
     chat = {"message_id": 1, "date": 0, "chat": {"id": 6101, "type": "private"}}
     fake_api.callback(olga, "new", chat)
@@ -113,7 +115,9 @@ def test_create_room_and_invite(tg_server, fake_api) -> None:
     assert buttons(prompt)[0]["web_app"]["url"] == f"{tg_server.url}/?room={code}"
 
 
-def test_group_table_filled_nudged_and_finished(tg_server, fake_api) -> None:
+def test_group_table_filled_nudged_and_finished(
+    tg_server: TelegramServer, fake_api: FakeBotAPI
+) -> None:
     chat = group(-100777, "Durak club")
     host, guest = user(6201, "Masha", "ru"), user(6202, "Petya", "ru")
     fake_api.message(host, "/durak 2", chat)
@@ -192,7 +196,9 @@ def test_group_table_filled_nudged_and_finished(tg_server, fake_api) -> None:
     assert profile["candies"]["balance"] == mine
 
 
-def test_outage_and_rate_limit_lose_no_update(tg_server, fake_api) -> None:
+def test_outage_and_rate_limit_lose_no_update(
+    tg_server: TelegramServer, fake_api: FakeBotAPI
+) -> None:
     """Connection refused for a while, then a 500 and a 429 with retry_after:
     every update sent meanwhile is answered, once."""
     a, b, c = user(6301, "Alpha"), user(6302, "Bravo"), user(6303, "Charlie")
@@ -216,7 +222,7 @@ def test_outage_and_rate_limit_lose_no_update(tg_server, fake_api) -> None:
     assert fake_api.pending() == [] or all(u > 0 for u in fake_api.pending())
 
 
-def test_nudges_can_be_turned_off_and_on(tg_server, fake_api) -> None:
+def test_nudges_can_be_turned_off_and_on(tg_server: TelegramServer, fake_api: FakeBotAPI) -> None:
     vera = user(6401, "Vera", "en")
     chat = {"message_id": 5, "date": 0, "chat": {"id": 6401, "type": "private"}}
     assert login(tg_server, init_data(vera))[1]["nudges"] is True

@@ -14,7 +14,7 @@ import pytest
 from kozyr.telegram.initdata import InitDataError, parse_init_data
 
 from ..server.harness import http
-from .conftest import TOKEN, init_data, login
+from .conftest import TOKEN, TelegramServer, init_data, login
 from .fake_api import user
 
 ANNA = {**user(5001, "Анна", "ru"), "last_name": "K", "username": "anna_k"}
@@ -61,7 +61,7 @@ def test_malformed_launch_data_is_refused(raw: str, code: str) -> None:
     assert err.value.code == code and err.value.status == 400
 
 
-def test_valid_launch_data_logs_in(tg_server) -> None:
+def test_valid_launch_data_logs_in(tg_server: TelegramServer) -> None:
     status, body = login(tg_server, init_data(ANNA, start_param="abc"))
     assert status == 200, body
     assert body["name"] == "Анна"
@@ -80,7 +80,7 @@ def test_valid_launch_data_logs_in(tg_server) -> None:
     assert status == 200 and again["token"] == token and again["name"] == "Аня"
 
 
-def test_a_name_chosen_on_the_profile_outlives_the_next_login(tg_server) -> None:
+def test_a_name_chosen_on_the_profile_outlives_the_next_login(tg_server: TelegramServer) -> None:
     vera = user(5004, "Vera")
     token = login(tg_server, init_data(vera))[1]["token"]
     auth = {"authorization": f"Bearer {token}"}
@@ -92,7 +92,7 @@ def test_a_name_chosen_on_the_profile_outlives_the_next_login(tg_server) -> None
     assert http("GET", f"{tg_server.url}/api/me", headers=auth)[1]["name"] == "TrumpQueen"
 
 
-def test_forged_tampered_and_expired_launch_data_are_refused(tg_server) -> None:
+def test_forged_tampered_and_expired_launch_data_are_refused(tg_server: TelegramServer) -> None:
     good = init_data(ANNA)
     # Signed with another bot's token.
     status, body = login(tg_server, init_data(ANNA, token="1:someone-else"))
@@ -118,7 +118,7 @@ def test_forged_tampered_and_expired_launch_data_are_refused(tg_server) -> None:
     assert status == 400 and body["error"]["code"] == "invalid_message"
 
 
-def test_the_auto_ladder_is_kept_for_a_telegram_player(tg_server) -> None:
+def test_the_auto_ladder_is_kept_for_a_telegram_player(tg_server: TelegramServer) -> None:
     boris = user(5003, "Boris")
     token = login(tg_server, init_data(boris))[1]["token"]
     url = f"{tg_server.url}/api/telegram/auto"

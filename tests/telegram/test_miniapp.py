@@ -15,8 +15,8 @@ import pytest
 
 from ..web.conftest import CHROMIUM, CHROMIUM_ARGS
 from ..web.helpers import PHONE, can_act, make_move, shot, wait_screen
-from .conftest import init_data
-from .fake_api import user
+from .conftest import TelegramServer, init_data
+from .fake_api import FakeBotAPI, user
 
 DARK = {
     "bg_color": "#17212b",
@@ -60,9 +60,8 @@ def browser() -> Iterator[Any]:
 
 def mini_app_url(base: str, who: dict[str, Any], theme: dict[str, str], start: str = "") -> str:
     """The URL Telegram opens: launch parameters in the hash."""
-    extra = {"start_param": start} if start else {}
     hash_params = {
-        "tgWebAppData": init_data(who, **extra),
+        "tgWebAppData": init_data(who, start_param=start) if start else init_data(who),
         "tgWebAppVersion": "8.0",
         "tgWebAppPlatform": "tdesktop",
         "tgWebAppThemeParams": json.dumps(theme),
@@ -87,7 +86,9 @@ def events(page: Any, kind: str) -> list[Any]:
     return [d for t, d in page.evaluate("window.__tgEvents") if t == kind]
 
 
-def test_two_telegram_players_play_to_the_end(tg_server, fake_api, browser) -> None:
+def test_two_telegram_players_play_to_the_end(
+    tg_server: TelegramServer, fake_api: FakeBotAPI, browser: Any
+) -> None:
     anna, boris = user(7001, "Анна", "ru"), user(7002, "Boris", "en")
     # Anna asks the bot for a table for two; its invite names the room.
     chat = {"message_id": 1, "date": 0, "chat": {"id": 7001, "type": "private"}}
@@ -163,7 +164,7 @@ def test_two_telegram_players_play_to_the_end(tg_server, fake_api, browser) -> N
 
 
 def test_leave_a_friends_game_in_telegram_and_come_back_to_the_seat(
-    tg_server, fake_api, browser
+    tg_server: TelegramServer, fake_api: FakeBotAPI, browser: Any
 ) -> None:
     """In the Mini App: Boris leaves the friends' game (the computer plays his
     seat), opens the room again from the bot's link, is back in his own seat,
@@ -215,7 +216,9 @@ def test_leave_a_friends_game_in_telegram_and_come_back_to_the_seat(
         page.context.close()
 
 
-def test_a_shared_game_opens_in_the_viewer_inside_the_mini_app(tg_server, browser) -> None:
+def test_a_shared_game_opens_in_the_viewer_inside_the_mini_app(
+    tg_server: TelegramServer, browser: Any
+) -> None:
     """A link with the start parameter ``game_ID_STEP`` opens the finished game's
     viewer at that step in the Mini App, in the Telegram user's language; the
     step follows in the URL; Analyse works there; Telegram's Back button goes home."""
@@ -272,7 +275,7 @@ def test_a_shared_game_opens_in_the_viewer_inside_the_mini_app(tg_server, browse
     ctx.close()
 
 
-def test_the_puzzle_of_the_day_in_the_mini_app(tg_server, browser) -> None:
+def test_the_puzzle_of_the_day_in_the_mini_app(tg_server: TelegramServer, browser: Any) -> None:
     """The bot's /puzzle opens the Mini App with ``startapp=puzzles``: the
     puzzle of the day, in the user's language, answered with their Telegram
     login's token, so the solved count is their profile's; ``puzzles_ID``
@@ -315,7 +318,9 @@ def test_the_puzzle_of_the_day_in_the_mini_app(tg_server, browser) -> None:
     ctx.close()
 
 
-def test_a_hint_at_a_table_against_the_computer_in_the_mini_app(tg_server, browser) -> None:
+def test_a_hint_at_a_table_against_the_computer_in_the_mini_app(
+    tg_server: TelegramServer, browser: Any
+) -> None:
     """``startapp=computer`` opens the computer's tab; a game against level 1 on
     a phone; Hint (issue 27 §4) lights the best move and says its chance, in
     the Telegram user's language."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -188,7 +189,7 @@ def last_call_snapshot(page: Any) -> dict[str, Any] | None:
     piece, it could close between two reads and the test would see half a
     prompt and half the next screen.  After the slide, because while it slides
     in the prompt sits up to 8 px lower than where it stays."""
-    return page.evaluate(
+    snapshot: dict[str, Any] | None = page.evaluate(
         """async () => {
             const entering = document.querySelector('#lastcall');
             if (!entering) return null;
@@ -210,6 +211,7 @@ def last_call_snapshot(page: Any) -> dict[str, Any] | None:
             };
         }"""
     )
+    return snapshot
 
 
 # ---------------------------------------------------------------------- tests
@@ -238,7 +240,12 @@ def test_judge_table_reads_cheats_from_the_public_view() -> None:
     assert judge_table(view) == {"6D": True, "7S": False, "9D": True}
 
 
-def call_out_when(page: Any, pick: Any, seconds: float, before: Any = None) -> str | None:
+def call_out_when(
+    page: Any,
+    pick: Callable[[dict[str, Any]], str | None],
+    seconds: float,
+    before: Callable[[str], None] | None = None,
+) -> str | None:
     """Play honest moves until ``pick(frame)`` names a card to call out, then
     tap it and press Catch! (``before(card)`` runs between the two); the card,
     or None when ``seconds`` pass first."""
@@ -596,7 +603,7 @@ def test_pass_and_play_last_call_and_who_calls_it_out(open_page: Any) -> None:
 
 def drawn_frame(phase: str, hand: list[str], table: list[dict[str, Any]], legal: list[Any]) -> Any:
     """A cheating table's frame for seat 0 (3 players), as the server would send it."""
-    base: dict[str, Any] = dict(CHOICE_FRAME["view"])  # type: ignore[call-overload]
+    base: dict[str, Any] = dict(CHOICE_FRAME["view"])
     view: dict[str, Any] = {
         **base,
         "hand": hand,

@@ -350,7 +350,7 @@ def test_language_from_the_browser_and_the_switch(open_page: Any) -> None:
 # either seven, 7C covers either seven, transfers or is shown (perevodnoy with
 # show-trump transfers). The table is drawn from this frame as if it came from
 # the server; the moves the page would send are collected instead.
-CHOICE_FRAME = {
+CHOICE_FRAME: dict[str, Any] = {
     "type": "game",
     "game": 1,
     "version": 7,
@@ -393,7 +393,7 @@ CHOICE_FRAME = {
         {"seat": 0, "type": "show_trump", "card": "7C"},
     ],
 }
-CHOICE_ROOM = {
+CHOICE_ROOM: dict[str, Any] = {
     "code": "testtesttest",
     "invite": "",
     "state": "playing",
@@ -591,7 +591,7 @@ SEVENS = ["7S", "7H", "7D", "7C"]
 def lead_frame() -> Any:
     """Seat 0 leads holding four sevens, 9D and KH: every set of sevens is a lead."""
     view = {
-        **CHOICE_FRAME["view"],  # type: ignore[dict-item]
+        **CHOICE_FRAME["view"],
         "hand": [*SEVENS, "9D", "KH"],
         "known": [[], [], []],
         "table": [],

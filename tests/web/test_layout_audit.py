@@ -279,7 +279,7 @@ def audit(
 TWO_ROOM: dict[str, Any] = {
     **CHOICE_ROOM,
     "rules": {"players": 2, "variant": "podkidnoy", "teams": "none"},
-    "seats": CHOICE_ROOM["seats"][:2],  # type: ignore[index]
+    "seats": CHOICE_ROOM["seats"][:2],
 }
 SEVENS = ["7S", "7H", "7D", "7C"]
 #: Names as long as a name may be (12 characters), in three scripts.
@@ -308,7 +308,7 @@ def six_room(teams: str = "none") -> dict[str, Any]:
 
 def frame_of(view: dict[str, Any], legal: list[Any], **top: Any) -> Any:
     """A `game` frame for seat 0 from the parts of its view that differ."""
-    full = {**CHOICE_FRAME["view"], **view}  # type: ignore[dict-item]
+    full = {**CHOICE_FRAME["view"], **view}
     return {**CHOICE_FRAME, **top, "view": full, "legal": [{"seat": 0, **a} for a in legal]}
 
 

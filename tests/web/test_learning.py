@@ -100,7 +100,7 @@ def frame(
 ) -> dict[str, Any]:
     """A `game` frame for seat 0 of GUIDE_ROOM (trump clubs, 18 cards in the deck)."""
     view = {
-        **CHOICE_FRAME["view"],  # type: ignore[dict-item]
+        **CHOICE_FRAME["view"],
         "hand": hand,
         "hand_counts": [len(hand), 6],
         "known": [[], []],
@@ -147,7 +147,7 @@ def defend_frame(v: int) -> Any:
 
 def transfer_frame(v: int) -> Any:
     """Bot leads 6S; the 6D in hand may transfer it."""
-    legal = [
+    legal: list[dict[str, Any]] = [
         {"type": "defend", "card": "9S", "target": "6S"},
         {"type": "defend", "card": "QC", "target": "6S"},
         {"type": "take"},
@@ -159,7 +159,7 @@ def transfer_frame(v: int) -> Any:
 def throw_frame(v: int, taking: bool = False) -> Any:
     """You led 9S, it was covered with JS: throw in 9-something or JH, or Done."""
     hand = ["6D", "9H", "JH", "QC", "KD"]
-    legal = [
+    legal: list[dict[str, Any]] = [
         {"type": "throw", "cards": ["9H"]},
         {"type": "throw", "cards": ["JH"]},
         {"type": "pass"},

@@ -114,16 +114,17 @@ def test_the_app_opens_without_a_network(browser: Any, server: ServerProcess) ->
     errors: list[str] = []
     page = ctx.new_page()
     page.on("pageerror", lambda exc: errors.append(str(exc)))
-    # Offline, the browser logs each failed WebSocket attempt: that is expected.
-    page.on(
-        "console",
-        lambda m: (
+
+    def console_error(m: Any) -> None:
+        # Offline, the browser logs each failed WebSocket attempt: that is expected.
+        if (
             m.type == "error"
             and "ERR_INTERNET_DISCONNECTED" not in m.text
             and not m.text.startswith(IGNORED_CONSOLE)
-            and errors.append(m.text)
-        ),
-    )
+        ):
+            errors.append(m.text)
+
+    page.on("console", console_error)
     try:
         page.goto(server.url + "/")
         wait_screen(page, "start")

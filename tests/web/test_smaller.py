@@ -151,7 +151,7 @@ def test_a_single_bot_is_called_bot(open_page: Any) -> None:
     several they keep their seat numbers. (The server names no bot: the client does.)"""
     page = open_page(VIEWPORTS["phone-390x844"], locale="ru-RU")
     wait_screen(page, "start")
-    vera, _, bot = CHOICE_ROOM["seats"]  # type: ignore[misc]
+    vera, _, bot = CHOICE_ROOM["seats"]
     one_bot = {**TWO_ROOM, "seats": [vera, {**bot, "seat": 1}]}
     assert opponent_names(page, defend_take(), one_bot) == ["Бот"]
     two_bots = {**CHOICE_ROOM, "seats": [vera, {**bot, "seat": 1}, bot]}

@@ -113,7 +113,9 @@ class DurakEnv(AECEnv):  # type: ignore[misc]  # pettingzoo ships no type inform
         return self.action_spaces[agent]
 
     # ------------------------------------------------------------- episodes
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+    def reset(
+        self, seed: int | np.integer[Any] | None = None, options: dict[str, Any] | None = None
+    ) -> None:
         """Deal a new game.  ``seed`` is the deal's seed: ``reset(seed=29)`` deals
         what the record ``{"deal": {"seed": 29}}`` deals, and later resets
         without a seed continue a stream drawn from it.  ``options`` may name a
