@@ -69,6 +69,31 @@ def test_a_seeded_episode_repeats_move_for_move():
     assert record(11) != record(12)
 
 
+def test_a_numpy_seed_replays_as_the_same_int_and_a_bad_seed_changes_nothing():
+    def record(seed: int | np.integer) -> str:
+        env = BotOpponents(durak_v0.env(players=2), {"player_1": 3})
+        env.reset(seed=seed)
+        for _agent in env.agent_iter(max_iter=60):
+            obs, _, terminated, truncated, _ = env.last()
+            mask = np.asarray(obs["action_mask"])
+            env.step(None if terminated or truncated else int(np.flatnonzero(mask)[0]))
+        base = env.unwrapped
+        assert isinstance(base, DurakEnv)
+        return base.record().dumps()
+
+    assert record(np.int64(5)) == record(5)
+
+    env = BotOpponents(durak_v0.env(players=2), {"player_1": 3})
+    env.reset(seed=5)
+    bots, base = dict(env.bots), env.unwrapped
+    assert isinstance(base, DurakEnv)
+    before = base.record().dumps()
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=-1)
+    assert env.bots == bots
+    assert base.record().dumps() == before
+
+
 def test_bots_at_a_cheating_table_and_the_api_test():
     env = BotOpponents(durak_v0.env(players=3, cheating=True), {"player_1": 4, "player_2": 2})
     asked, _ = _play(env, seed=5)

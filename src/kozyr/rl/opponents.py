@@ -24,6 +24,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from kozyr.bots import Bot, make_bot
@@ -56,14 +57,19 @@ class BotOpponents(BaseWrapper):  # type: ignore[misc]  # pettingzoo ships no ty
         self._rng = random.Random(seed)
         self.bots: dict[str, Bot] = {}
 
-    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+    def reset(
+        self, seed: int | np.integer[Any] | None = None, options: dict[str, Any] | None = None
+    ) -> None:
+        """Deal a new game and let the bots move up to the learner's first turn.
+        The environment checks the seed first (numpy integers too, as in
+        :meth:`DurakEnv.reset`), so a refused seed leaves the bots as they were."""
+        self.env.reset(seed=seed, options=options)
         if seed is not None:
-            self._rng = random.Random(seed)
+            self._rng = random.Random(int(seed))
         self.bots = {
             agent: make_bot(who, self._rng.getrandbits(63)) if isinstance(who, int) else who
             for agent, who in self._spec.items()
         }
-        self.env.reset(seed=seed, options=options)
         self._play_bots()
 
     def step(self, action: Any) -> None:
