@@ -47,9 +47,7 @@ def test_elo_expected():
     assert abs(ELO_SCALE - 173.7178) < 1e-4
 
 
-def _simulate(
-    true: list[int], games_per_pair: int, seed: int, players_per_game: int = 2
-) -> list[Cluster]:
+def _simulate(true: list[int], games_per_pair: int, seed: int) -> list[Cluster]:
     rng = random.Random(seed)
     clusters: list[Cluster] = []
     k = len(true)

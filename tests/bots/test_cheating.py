@@ -10,7 +10,14 @@ from dataclasses import replace
 import pytest
 
 from kozyr.arena.runner import cheating_counts
-from kozyr.bots.cheating import PROFILES, cheat_candidates, honest, is_cheat, noticed
+from kozyr.bots.cheating import (
+    PROFILES,
+    CheatingTableBot,
+    cheat_candidates,
+    honest,
+    is_cheat,
+    noticed,
+)
 from kozyr.bots.levels import LEVELS, level_bot
 from kozyr.bots.match import play_game
 from kozyr.engine.actions import Action, Kind
@@ -129,7 +136,8 @@ def test_the_wrapper_is_invisible_at_an_honest_table():
         view = view_of(state, state.to_move)
         for level in (1, 4, 5):
             bot = level_bot(level, 11) if level < 5 else reduced_bot(level, 11)
-            assert bot.choose(view) == bot.inner.choose(view)  # type: ignore[attr-defined]
+            assert isinstance(bot, CheatingTableBot)
+            assert bot.choose(view) == bot.inner.choose(view)
         state.do(state.sample_action(rng.random()))
 
 

@@ -199,7 +199,11 @@ def test_a_budget_multiple_scales_iterations_nodes_and_cap() -> None:
 
 
 def test_lifting_the_time_cap_changes_only_the_cap() -> None:
-    bot = lift_time_cap(frozen_bot(10, 3), 60.0)
-    inner = bot.inner  # type: ignore[attr-defined]
-    assert inner.config == FROZEN_LEVELS[10]._replace(time_cap=60.0)
-    assert lift_time_cap(frozen_bot(10, 3), 0.1).inner.config == FROZEN_LEVELS[10]  # type: ignore[attr-defined]
+    def search_config(bot: object) -> IsmctsConfig:
+        assert isinstance(bot, CheatingTableBot) and isinstance(bot.inner, IsmctsBot)
+        return bot.inner.config
+
+    assert search_config(lift_time_cap(frozen_bot(10, 3), 60.0)) == FROZEN_LEVELS[10]._replace(
+        time_cap=60.0
+    )
+    assert search_config(lift_time_cap(frozen_bot(10, 3), 0.1)) == FROZEN_LEVELS[10]

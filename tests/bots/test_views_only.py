@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from kozyr.bots import make_bot
+from kozyr.bots.cheating import CheatingTableBot
 from kozyr.bots.ismcts import IsmctsBot
 from kozyr.bots.levels import LEVELS, bot_for
 from kozyr.bots.public import LATER_OPTIONS, decision_seed
@@ -97,7 +98,8 @@ def test_forced_move_is_instant() -> None:
     start = time.perf_counter()
     assert bot.choose(view) == view.legal[0]
     assert time.perf_counter() - start < 0.2  # no search at all (generous for busy CI)
-    assert isinstance(bot.inner, IsmctsBot) and bot.last.method == "forced"  # type: ignore[attr-defined]
+    assert isinstance(bot, CheatingTableBot) and isinstance(bot.inner, IsmctsBot)
+    assert bot.last.method == "forced"
 
 
 def test_time_cap_is_a_safety_net() -> None:
