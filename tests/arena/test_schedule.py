@@ -16,11 +16,10 @@ from kozyr.arena.schedule import (
 )
 from kozyr.arena.spec import ArenaError, make, parse_spec, spec_label, spec_order
 from kozyr.arena.summary import summarize
-from kozyr.bots.base import Bot
-from kozyr.bots.cheating import CheatingTableBot
 from kozyr.bots.ismcts import IsmctsBot
-from kozyr.bots.search import SearchBot
 from kozyr.engine.rules import Rules
+
+from ..bots.helpers import searcher_of
 
 
 def test_rotations_cover_every_seat():
@@ -101,13 +100,6 @@ def test_each_deal_is_played_in_every_rotation():
     assert len(set(deal_seeds_by_pairing[0])) == 5
 
 
-def _searcher(bot: Bot) -> IsmctsBot | SearchBot:
-    """The search inside a level, ``mcN`` or ``isN`` bot (which catches and cheats around it)."""
-    assert isinstance(bot, CheatingTableBot)
-    assert isinstance(bot.inner, IsmctsBot | SearchBot)
-    return bot.inner
-
-
 def test_seeds_are_derived_and_portable():
     assert derive(1, 2) == derive(1, 2)
     assert derive(1, 2) != derive(2, 1)
@@ -174,9 +166,9 @@ def test_frozen_search_and_budget_multiple_specs():
     assert sorted(specs, key=spec_order) == ["random", "5", "10", "10x3", "mc10", "is10", "is10x3"]
     bot = make("is10x3", 3)
     assert bot.name == "is10 ×3"
-    inner = _searcher(bot)
+    inner = searcher_of(bot)
     assert isinstance(inner, IsmctsBot)
     assert inner.config.iterations == 90_000 and inner.config.time_cap == 180.0
-    level = _searcher(make("10", 3))
+    level = searcher_of(make("10", 3))
     assert level.config.time_cap == 60.0  # the arena's safety net, not the server's 1.4 s
-    assert _searcher(make("mc10", 3)).config.time_cap == 60.0
+    assert searcher_of(make("mc10", 3)).config.time_cap == 60.0

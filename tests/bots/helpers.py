@@ -14,7 +14,10 @@ from pathlib import Path
 from types import ModuleType
 
 from kozyr.bots.base import Bot
+from kozyr.bots.cheating import CheatingTableBot
+from kozyr.bots.ismcts import IsmctsBot
 from kozyr.bots.levels import LEVELS, bot_for, reduced
+from kozyr.bots.search import SearchBot
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
 from kozyr.engine.view import View, view_of
@@ -39,6 +42,13 @@ RULE_SETS: list[Rules] = [
     Rules(players=6, teams="2v2v2", deck=36),
     Rules(players=3, deck=24, variant="perevodnoy", throw_in_after_take=False),
 ]
+
+
+def searcher_of(bot: Bot) -> IsmctsBot | SearchBot:
+    """The search inside a level, ``mcN`` or ``isN`` bot (which catches and cheats around it)."""
+    assert isinstance(bot, CheatingTableBot)
+    assert isinstance(bot.inner, IsmctsBot | SearchBot)
+    return bot.inner
 
 
 def reduced_bot(level: int, seed: int) -> Bot:

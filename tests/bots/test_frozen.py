@@ -10,6 +10,7 @@ from kozyr.bots.frozen import FROZEN_LEVELS, frozen_bot, frozen_spec
 from kozyr.bots.ismcts import IsmctsBot, IsmctsConfig, ismcts
 from kozyr.bots.levels import LEVELS, lift_time_cap, scaled
 
+from .helpers import searcher_of
 from .test_flat_mc import seeded_views
 
 needs_core = pytest.mark.skipif(not core.AVAILABLE, reason="the compiled core is not built")
@@ -199,11 +200,7 @@ def test_a_budget_multiple_scales_iterations_nodes_and_cap() -> None:
 
 
 def test_lifting_the_time_cap_changes_only_the_cap() -> None:
-    def search_config(bot: object) -> IsmctsConfig:
-        assert isinstance(bot, CheatingTableBot) and isinstance(bot.inner, IsmctsBot)
-        return bot.inner.config
-
-    assert search_config(lift_time_cap(frozen_bot(10, 3), 60.0)) == FROZEN_LEVELS[10]._replace(
-        time_cap=60.0
-    )
-    assert search_config(lift_time_cap(frozen_bot(10, 3), 0.1)) == FROZEN_LEVELS[10]
+    lifted = searcher_of(lift_time_cap(frozen_bot(10, 3), 60.0))
+    assert isinstance(lifted, IsmctsBot)
+    assert lifted.config == FROZEN_LEVELS[10]._replace(time_cap=60.0)
+    assert searcher_of(lift_time_cap(frozen_bot(10, 3), 0.1)).config == FROZEN_LEVELS[10]
