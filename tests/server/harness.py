@@ -133,6 +133,16 @@ class ServerProcess:
         self.proc.wait(10)
         self._reader.join(10)
 
+    def pause(self) -> None:
+        """SIGSTOP: the process stalls with its sockets open (a frozen node)."""
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        """SIGCONT: a stalled process goes on where it stopped."""
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGCONT)
+
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
             return
@@ -442,12 +452,12 @@ async def _quiet(clients: list[Client], humans: set[int]) -> dict[str, dict[str,
                     await c.recv(0.4)
             except TimeoutError:
                 pass
-        games = {c.name: c.game for c in clients}
-        if all(g is not None for g in games.values()):
-            versions = {g["version"] for g in games.values() if g}
+        games = {c.name: c.game for c in clients if c.game is not None}
+        if len(games) == len(clients):
+            versions = {g["version"] for g in games.values()}
             moving = next(iter(games.values()))
-            if len(versions) == 1 and moving and moving["to_move"] in humans:
-                return games  # type: ignore[return-value]
+            if len(versions) == 1 and moving["to_move"] in humans:
+                return games
 
 
 async def crash_and_resume(srv: ServerProcess, seed: int) -> dict[str, Any]:

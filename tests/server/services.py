@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import signal
 import threading
 import time
 from collections.abc import Coroutine, Iterator
@@ -149,8 +147,8 @@ class Cluster:
 
     def stop(self) -> None:
         for s in self.servers:
-            if s.proc is not None and s.proc.poll() is None:
-                os.kill(s.proc.pid, signal.SIGCONT)  # a test may have stopped it
+            if s.alive():
+                s.resume()  # a test may have stopped it
             s.stop()
 
     def dump(self, path: Path) -> None:

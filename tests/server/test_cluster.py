@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
-import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -264,13 +262,13 @@ def test_stalled_owner_cannot_write_after_its_lease(
             {"type": "move", "action": rng.choice(frame["legal"]), "version": frame["version"]}
         )
         await mover.expect("event", version=frame["version"] + 1)
-        os.kill(s0.proc.pid, signal.SIGSTOP)  # type: ignore[union-attr]
+        s0.pause()
         stopped = time.monotonic()
         new_owner = await asyncio.to_thread(cluster.wait_owner, code, 0, 10.0)
         assert time.monotonic() - stopped < 5.0
         # The game goes on at the new owner while the old one is frozen.
         await play_out([anna, boris], rng, moves=4, timeout=30)
-        os.kill(s0.proc.pid, signal.SIGCONT)  # type: ignore[union-attr]
+        s0.resume()
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and not s0.events("room_lost"):
             await asyncio.sleep(0.1)

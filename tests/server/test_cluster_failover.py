@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import os
 import random
-import signal
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -396,7 +395,7 @@ def test_a_stalled_owner_shows_no_client_anything_stale(
                     event = await c.expect("event", version=g["version"] + 1)
                     after = await c.expect("game", version=event["version"])
                     if after["to_move"] == bot_seat:  # the bot's move is pending on 0
-                        os.kill(servers[0].proc.pid, signal.SIGSTOP)  # type: ignore[union-attr]
+                        servers[0].pause()
                         stopped = True
                         break
         new_owner = await asyncio.to_thread(cluster.wait_owner, code, 0, 10.0)
@@ -407,7 +406,7 @@ def test_a_stalled_owner_shows_no_client_anything_stale(
             with contextlib.suppress(TimeoutError):
                 while True:
                     await c.recv(0.1)
-        os.kill(servers[0].proc.pid, signal.SIGCONT)  # type: ignore[union-attr]
+        servers[0].resume()
         await finish_all(seats, cluster, rng, game)
         assert servers[0].events("room_lost")
         assert cluster.owners(code) == [new_owner]

@@ -11,6 +11,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -39,9 +40,9 @@ class Stream:
         return [json.loads(line) for line in text.splitlines()]
 
 
-def _wait_for(predicate: object, timeout: float = 10.0) -> None:
+def _wait_for(predicate: Callable[[], object], timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
-    while not predicate():  # type: ignore[operator]
+    while not predicate():
         assert time.monotonic() < deadline, "the log writer did not catch up"
         time.sleep(0.005)
 

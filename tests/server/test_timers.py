@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import uvloop
 
 from kozyr.server.tables.timers import Alarm
 
 
-def _run(main) -> None:  # type: ignore[no-untyped-def]
+def _run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
     # uvloop is what `kozyr serve` runs (its timers round to a millisecond).
     with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         runner.run(main())

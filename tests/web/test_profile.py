@@ -39,8 +39,8 @@ def with_token(page: Any, server: ServerProcess, token: str, path: str) -> None:
 
 def me(server: ServerProcess, token: str) -> dict[str, Any]:
     status, body = http("GET", f"{server.url}/api/me", headers={"authorization": f"Bearer {token}"})
-    assert status == 200, body
-    return body  # type: ignore[no-any-return]
+    assert status == 200 and isinstance(body, dict), body
+    return body
 
 
 @pytest.fixture(scope="module")
