@@ -14,7 +14,7 @@ import json
 import os
 import socket
 import struct
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 import pytest
@@ -159,8 +159,8 @@ class Wire:
         await asyncio.gather(*self.state.tasks)
 
 
-def run(scenario: Callable[[], Awaitable[None]]) -> None:
-    asyncio.run(scenario())  # type: ignore[arg-type]
+def run(scenario: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    asyncio.run(scenario())
 
 
 def _counting_parser(wire: Wire) -> list[bytes]:
