@@ -5,11 +5,11 @@ against a frozen flat Monte Carlo bot (mc5..mc10), on duplicate deals.
 script measures settings that are not (yet) a level, so the figures in
 docs/bots.md that chose the settings can be reproduced::
 
-    python scripts/ismcts_duel.py '{"iterations": 10000, "bias": 1.0}' mc10 --deals 20
+    python scripts/ismcts_duel.py '{"iterations": 10000, "exploration": 0.4}' mc10 --deals 20
     python scripts/ismcts_duel.py '{"iterations": 10000, "inference": true}' \\
         '{"iterations": 10000, "inference": false}' --deals 60
-    python scripts/ismcts_duel.py '{"base": "is10", "halving": true}' '{"base": "is10"}' \\
-        --deals 100 --workers 1 --out halving.jsonl
+    python scripts/ismcts_duel.py '{"base": "10", "scale": 10}' '{"base": "10"}' \\
+        --deals 100 --workers 1 --out s10.jsonl
 
 A side is ``mcN`` or a JSON object of :class:`kozyr.bots.ismcts.IsmctsConfig`
 fields.  ``"oracle": true`` in a side's JSON is a diagnostic, not a player:
@@ -27,8 +27,7 @@ the inner JSON describes, so that a duel can tell in which part of the game
 a larger budget gains: while hands are hidden, or only once they are known.
 ``"evidence": {...}``
 gives the inference's factors by name (:class:`kozyr.bots.inference.Evidence`;
-``inference_calibration.py --by-kind`` measures them for a level);
-``"tree_evidence": {...}`` the same for the inference inside the tree only.
+``inference_calibration.py --by-kind`` measures them for a level).
 
 With ``"base": "is10"`` (a frozen issue-12 level, ``is5``..``is10``)
 or ``"base": "10"`` (a level of today's table) the fields override that
@@ -91,9 +90,8 @@ def config_of(side: str, table: dict[int, IsmctsConfig] | None = None) -> Ismcts
     fields.pop("stock_at_most", None)
     base = fields.pop("base", None)
     scale = int(fields.pop("scale", 1))
-    for key in ("evidence", "tree_evidence"):
-        if key in fields:
-            fields[key] = Evidence(**fields[key])
+    if "evidence" in fields:
+        fields["evidence"] = Evidence(**fields["evidence"])
     if base is None:
         fields = {"endgame_nodes": 25_000, "time_cap": 60.0, **fields}
         cfg = IsmctsConfig(**fields)

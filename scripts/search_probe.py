@@ -15,9 +15,6 @@ prints, per multiple:
   how many candidates got more visits between half and full budget);
 - how often the most visited root action changes between half and full
   budget, and between 1x and each multiple;
-- with the inference inside the tree (``tree_inference``), how far its weights
-  thin the deals of the bot's own nodes below an opponent's reply (the
-  effective share of their deals, and the mean weight);
 
 and, with ``--endgames N``, how far the playouts' results are from the exact
 value once a playout reaches a perfect-information endgame (stock empty, two
@@ -164,26 +161,9 @@ def probe(view: View, seed: int, config: IsmctsConfig) -> dict[str, Any]:
         "opp_effective": _ratio(dbg["opponent_nodes"], "effective"),
         "own_children": _ratio(dbg["own_nodes"], "children"),
         "own_effective": _ratio(dbg["own_nodes"], "effective"),
-        **_tree_weights(dbg["tree_weights"]),
         **_classes(dbg["opponent_classes"]),
         "seconds": 0.0,
     }
-
-
-def _tree_weights(rows: list[list[float]] | None) -> dict[str, float]:
-    """With the inference inside the tree: over the bot's own nodes three plies
-    or more below the root (below an opponent's reply), visit-weighted, the
-    effective share of their deals (1: every deal weighs the same) and the mean
-    weight; the same six plies or more below (nan without such nodes)."""
-    out = {}
-    for name, lowest in (("", 3), ("_deep", 6)):
-        picked = [r for r in rows or [] if r[0] >= lowest]
-        visits = sum(r[1] for r in picked)
-        for key, col in (("weight_share", 2), ("weight_mean", 3)):
-            out[key + name] = (
-                sum(r[1] * r[col] for r in picked) / visits if visits else float("nan")
-            )
-    return out
 
 
 def _classes(figures: dict[str, float] | None) -> dict[str, float]:
@@ -225,10 +205,6 @@ def summarize(rows: list[dict[str, Any]], base: list[dict[str, Any]] | None) -> 
             "opp_effective",
             "own_children",
             "own_effective",
-            "weight_share",
-            "weight_mean",
-            "weight_share_deep",
-            "weight_mean_deep",
             "reply_classes",
             "class_gap",
             "seconds",

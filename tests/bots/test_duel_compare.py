@@ -137,7 +137,7 @@ def test_resume_refuses_games_played_with_other_configurations(tmp_path):
         duel.load_games(tmp_path / "live.jsonl", LABEL, keys)
     assert duel.load_games(tmp_path / "live.jsonl", LABEL)[0] == {(0, 0): "A"}  # --merge reads it
     # knobs left at their defaults are not spelled: adding one keeps every digest
-    spelled = duel.resolved('{"iterations": 50, "endgame_nodes": 60, "halving": false}')
+    spelled = duel.resolved('{"iterations": 50, "endgame_nodes": 60, "root_exploration": 0}')
     assert spelled == "(iterations=50.0, endgame_nodes=60.0, time_cap=60.0)"
     # nor are the inference's factors at theirs: a factor added later keeps them too
     side = '{"iterations": 50, "endgame_nodes": 60, "evidence": %s}'

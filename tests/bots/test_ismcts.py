@@ -13,7 +13,6 @@ from kozyr.bots.inference import Evidence, card_weights
 from kozyr.bots.ismcts import IsmctsBot, IsmctsConfig, budget, ismcts
 from kozyr.bots.match import duplicate
 from kozyr.bots.sampler import Slots, sample_state
-from kozyr.bots.search import candidates
 from kozyr.engine.rules import Rules
 from kozyr.engine.state import GameState
 from kozyr.engine.view import View, view_of
@@ -48,73 +47,13 @@ def test_more_iterations_visit_more_and_different_seeds_may_differ() -> None:
     assert many.steps > 5 * few.steps  # the budget is really spent on playouts
 
 
-@needs_core
-def test_an_ensemble_of_trees_spends_the_same_budget_and_adds_their_visits() -> None:
-    views = choice_positions(Rules(players=2), 4, seed=7)
-    searched = 0
-    for view in views:
-        action, stats = ismcts(view, 3, SMALL._replace(trees=3))
-        assert action in view.legal
-        if stats.method != "ismcts":
-            continue
-        searched += 1
-        assert stats.deals == budget(SMALL, 2) and not stats.timed_out
-        assert ismcts(view, 3, SMALL._replace(trees=3))[0] == action
-        rng = random.Random(11)
-        root = ismcts_module._ensemble(view, rng, SMALL._replace(trees=3), candidates(view))
-        assert sum(root.visits) == budget(SMALL, 2)
-        assert root.visits[root.best] == max(root.visits)
-        assert root.info["nodes"] > 0
-    assert searched >= 2
-    # one tree is the plain search, number for number
-    view = views[0]
-    assert ismcts(view, 3, SMALL._replace(trees=1))[0] == ismcts(view, 3, SMALL)[0]
-
-
-@needs_core
-@pytest.mark.parametrize("rules", RULE_SETS, ids=str)
-def test_determinized_trees_each_search_one_deal_of_the_opponents_hands(rules: Rules) -> None:
-    """Perfect-information Monte Carlo (``determinized``): each tree's view has
-    every opponent's hand known, a deal that fits the public view, and the
-    trees' deals differ; the ensemble stays reproducible and legal."""
-    config = SMALL._replace(trees=4, determinized=True)
-    for view in choice_positions(rules, 3, seed=2):
-        told = ismcts_module._told_views(view, random.Random(5), config, 4)
-        assert len(told) == 4
-        for t in told:
-            assert t.hand == view.hand and t.legal == view.legal
-            assert t.known[view.seat] == view.known[view.seat]
-            hidden = view.unseen()
-            for seat in range(rules.players):
-                if seat == view.seat:
-                    continue
-                assert t.known[seat].bit_count() == view.hand_counts[seat]
-                assert view.known[seat] & ~t.known[seat] == 0
-                assert t.known[seat] & ~view.known[seat] & ~hidden == 0
-            assert Slots(t).hands == [0] * rules.players  # nothing left to sample there
-            assert t.unseen().bit_count() == max(view.deck_count - 1, 0)
-        if not Slots(view).determined():
-            assert len({t.known for t in told}) > 1
-        action, _ = ismcts(view, 3, config)
-        assert action in view.legal and ismcts(view, 3, config)[0] == action
-
-
-def test_the_inference_power_softens_the_deals_weights() -> None:
+def test_the_config_chooses_the_deals_weights() -> None:
     views = choice_views(Rules(players=2), 40, seed=3, base_steps=20)
     view = next(v for v in views if (cw := card_weights(v)) and min(cw[1 - v.seat]) < 1)
     full = card_weights(view)
     assert full is not None
     assert ismcts_module._weights(view, SMALL) == full
-    soft = ismcts_module._weights(view, SMALL._replace(inference_power=0.2))
-    assert soft is not None
-    for f, w in zip(full[1 - view.seat], soft[1 - view.seat], strict=True):
-        assert w == pytest.approx(f**0.2)
-        assert w == 1.0 if f == 1.0 else f < w < 1.0
-    none = ismcts_module._weights(view, SMALL._replace(inference_power=0.0))
-    assert none is not None and {w for row in none for w in row} == {1.0}
     assert ismcts_module._weights(view, SMALL._replace(inference=False)) is None
-    with pytest.raises(ValueError, match="inference_power"):
-        ismcts_module._weights(view, SMALL._replace(inference_power=-1.0))
     # the config's evidence factors reach the inference
     evidence = Evidence(took_instead_of_cover=0.9, covered_dearer=0.8, passed_on_rank=0.7)
     assert ismcts_module._weights(view, SMALL._replace(evidence=evidence)) == card_weights(

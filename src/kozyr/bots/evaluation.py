@@ -5,10 +5,6 @@ exactly solved two-player endgames by ``scripts/train_endgame_eval.py`` (its
 seed, sample counts and held-out accuracy are in the file; the same command
 makes the same file).  The core (``core/eval.c``) computes the features and
 runs the network; this module only reads the weights, once.
-
-``stock_eval.json`` holds a network of the same shape for positions with cards
-still in the stock, trained on the outcomes of a level's self-play by
-``scripts/train_stock_eval.py`` (off in every level: ``IsmctsConfig.stock_eval``).
 """
 
 from __future__ import annotations
@@ -18,9 +14,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Final
 
-#: The shipped networks.
+#: The shipped network.
 EVAL_PATH: Final = Path(__file__).with_name("endgame_eval.json")
-STOCK_EVAL_PATH: Final = Path(__file__).with_name("stock_eval.json")
 
 
 @lru_cache(maxsize=4)
@@ -35,8 +30,3 @@ def load(path: Path = EVAL_PATH) -> dict[str, Any]:
 def endgame_weights(path: Path = EVAL_PATH) -> tuple[float, ...]:
     """The network's flat weights, as the core's search reads them."""
     return tuple(float(w) for w in load(path)["weights"])
-
-
-def stock_weights(path: Path = STOCK_EVAL_PATH) -> tuple[float, ...]:
-    """The stock network's flat weights, as the core's search reads them."""
-    return endgame_weights(path)

@@ -37,7 +37,7 @@ from kozyr.engine.state import GameState
 from kozyr.engine.view import View
 
 from .endgame import two_sided
-from .evaluation import endgame_weights, stock_weights
+from .evaluation import endgame_weights
 from .heuristics import SOLID, Style
 from .inference import LEVEL4_EVIDENCE, Evidence, card_weights
 from .public import decision_seed
@@ -47,7 +47,11 @@ from .search import SearchConfig, SearchStats, candidates, search, solve_endgame
 
 
 class IsmctsConfig(NamedTuple):
-    """The budget and knobs of one ISMCTS level (see :mod:`kozyr.bots.levels`)."""
+    """The budget and knobs of one ISMCTS level (see :mod:`kozyr.bots.levels`).
+
+    Issue 29's candidates that measured no better were dropped as knobs ("keep
+    what measures better, drop the rest"); docs/bots.md's table of them names
+    the commit that still has them, to run their commands again."""
 
     #: Tree iterations per decision at a two-player table (one deal, one
     #: descent, one playout each); n players get 2/n of them, as a playout is
@@ -61,85 +65,24 @@ class IsmctsConfig(NamedTuple):
     exploration: float = 0.7
     #: Chance of a random move in playouts.
     epsilon: float = 0.05
-    #: Progressive bias towards the level-4 policy's action in the tree.
-    bias: float = 0.0
     #: Weight deals by the opponents' past play (needs ``View.history``).
     inference: bool = True
     #: Flat-search steps per iteration when the core is missing (fallback).
     fallback_steps: int = 4
-    #: Issue 29: spread the root's budget by sequential halving instead of UCB.
-    halving: bool = False
-    #: Issue 29: the tree stops after this many round ends (0: no limit).
-    tree_rounds: int = 0
     #: Issue 29: the UCB exploration constant at the root (0: ``exploration``).
     root_exploration: float = 0.0
-    #: Issue 29: a playout that reaches a perfect-information endgame (stock
-    #: empty, two sides) with at most this many cards in the hands is solved
-    #: exactly (0: never)...
-    exact_cards: int = 0
-    #: ...within this many solver nodes (else the policy plays it out).
-    exact_nodes: int = 2_000
     #: Issue 29: a playout stops at the first round that starts with an empty
     #: stock and two sides, scored by the learned evaluation
     #: (:mod:`kozyr.bots.evaluation`) instead of played out.
     endgame_eval: bool = False
-    #: Issue 29: progressive widening at the opponents' nodes: a node visited n
-    #: times gets a new reply only while it has fewer than ``widening * sqrt(n)``
-    #: (0: off, every new reply a deal offers is added at once).
-    widening: float = 0.0
-    #: Issue 29: at the opponents' nodes, a bonus (at every visit) for the reply
-    #: the level-4 policy would choose with the opponent's hand in that deal.
-    opponent_bias: float = 0.0
-    #: Issue 29: the opponents' nodes keep their replies apart by the class of
-    #: the hand the opponent holds in the deal, min(its trumps, ``opponent_split``)
-    #: (0: off): opponents keyed, coarsely, by their own information sets.
-    opponent_split: int = 0
-    #: Issue 29: the decision's iterations are split over this many independent
-    #: trees (each its own deals and seed), whose root visits are added up
-    #: (ensemble, or root parallelization run in turn): a vote that steadies
-    #: the root's choice where one large tree keeps reshuffling its deals.
-    trees: int = 1
-    #: Issue 29: the inference's weights raised to this power (1: as modelled
-    #: on the level-4 player; 0: no evidence).  Against stronger players the
-    #: evidence is weaker than that model says (scripts/inference_calibration.py).
-    inference_power: float = 1.0
     #: Issue 29: the factors the inference reads the opponents' play with
     #: (None: the level-4 model's, :data:`kozyr.bots.inference.LEVEL4_EVIDENCE`).
     evidence: Evidence | None = None
-    #: Issue 29: with ``trees`` > 1, each tree searches one deal of the
-    #: opponents' hands (drawn with the inference's weights) as if those hands
-    #: were known; only the stock's order is still sampled: perfect-information
-    #: Monte Carlo, whose trees keep an opponent's replies to its own hand.
-    determinized: bool = False
-    #: Issue 29: a playout with cards still in the stock stops at the first
-    #: round that starts with two sides, scored by the learned stock evaluation
-    #: (``stock_eval.json``, trained on a level's self-play) instead of played on.
-    stock_eval: bool = False
-    #: Issue 29: this share of the iterations re-deals the bot's own unseen
-    #: cards with the stock's, as an opponent could imagine them, and teaches
-    #: only the opponents' nodes (0: off): the tree's opponents then reply as
-    #: players who do not see the bot's hand (below 1).
-    blind: float = 0.0
-    #: Issue 29: the bot's own nodes keep its moves apart by the class of the
-    #: hand it holds in the deal, min(its trumps, ``own_split``) (0: off).  That
-    #: hand differs between deals only after a refill from the stock, where
-    #: without the split the tree plays one move order for every draw.
-    own_split: int = 0
-    #: Issue 29: the inference inside the tree (0: off).  Every opponent's
-    #: move in a tree walk weighs the deal by how likely the move is with the
-    #: hand the opponent holds there (the factors of ``evidence``, raised to
-    #: this power), and the bot's own nodes below it learn with that weight:
-    #: what a reply would reveal about the hand reaches the decisions after it.
-    tree_inference: float = 0.0
-    #: Issue 29: the factors of the inference inside the tree, when they are not
-    #: those the root reads the game with (None: ``evidence``'s): the tree's
-    #: replies come from a search as large as ours, not from the opponent.
-    tree_evidence: Evidence | None = None
     #: Issue 29: an opponent's reply in the tree is scored by the deals in which
     #: the opponent held as many trumps (0, 1, 2 or 3+), that mean shrunk towards
     #: the reply's mean over every deal with this many pseudo-visits (0: off):
     #: the tree's opponents choose by what they hold while the subtree below
-    #: stays shared (``opponent_split`` splits it, and thins its statistics).
+    #: stays shared (a tree split by class thins its statistics: docs/bots.md).
     opponent_shrink: float = 0.0
     #: Issue 29: Smooth UCT below the root (Heinrich & Silver 2015; 0: off): a
     #: node chooses by UCB only with chance max(0.1, 0.9 / (1 + smooth * sqrt(n)))
@@ -179,15 +122,8 @@ JUDGE_SEARCH: Final = LEVEL_10._replace(opponent_shrink=0.0, smooth=0.0)
 
 
 def _weights(view: View, config: IsmctsConfig) -> list[list[float]] | None:
-    """The deals' weights from the opponents' play, as strong as the config says."""
-    power = config.inference_power
-    if power < 0:
-        raise ValueError(f"inference_power must be at least 0, not {power}")
-    evidence = config.evidence or LEVEL4_EVIDENCE
-    weights = card_weights(view, evidence) if config.inference else None
-    if weights is None or power == 1.0:
-        return weights
-    return [[w**power for w in row] for row in weights]
+    """The deals' weights from the opponents' play (None: uniform deals)."""
+    return card_weights(view, config.evidence or LEVEL4_EVIDENCE) if config.inference else None
 
 
 def style_tuple(style: Style) -> tuple[int, int, int, int, float, float]:
@@ -203,15 +139,6 @@ def style_tuple(style: Style) -> tuple[int, int, int, int, float, float]:
 
 
 ROLLOUT_STYLE: Final = style_tuple(SOLID)
-
-
-def _tree_evidence(config: IsmctsConfig) -> tuple[float, ...] | None:
-    """The core's factors for the inference inside the tree (``Evidence``'s
-    fields, in their order, as the core reads them), or None when it is off."""
-    if config.tree_inference <= 0:
-        return None
-    factors = dataclasses.astuple(config.tree_evidence or config.evidence or LEVEL4_EVIDENCE)
-    return tuple(f**config.tree_inference for f in factors)
 
 
 def _smoothing(config: IsmctsConfig, players: int) -> float:
@@ -274,21 +201,9 @@ def _search(
         ROLLOUT_CAP,
         config.time_cap,
         ROLLOUT_STYLE,
-        config.bias,
         debug,
-        root_halving=config.halving,
-        tree_rounds=config.tree_rounds,
         root_c=config.root_exploration,
-        endgame_cards=config.exact_cards,
-        endgame_nodes=config.exact_nodes,
         eval_weights=endgame_weights() if config.endgame_eval else None,
-        widen=config.widening,
-        opp_bias=config.opponent_bias,
-        opp_split=config.opponent_split,
-        stock_eval_weights=stock_weights() if config.stock_eval else None,
-        blind=config.blind,
-        own_split=config.own_split,
-        tree_evidence=_tree_evidence(config),
         opp_shrink=config.opponent_shrink,
         smooth=_smoothing(config, view.rules.players),
     )
@@ -328,63 +243,6 @@ def with_hands_known(view: View, hands: Sequence[int]) -> View:
     return dataclasses.replace(view, known=known)
 
 
-def _told_views(view: View, rng: random.Random, config: IsmctsConfig, count: int) -> list[View]:
-    """``count`` deals of the opponents' hands, drawn as the search draws them
-    (with the inference's weights); for each, ``view`` with those hands known."""
-    slots = Slots(view)
-    template = core.from_state(sample_state(view, rng, slots))
-    deals = core._require().sample_deals(
-        template,
-        view.seat,
-        view.unseen(),
-        slots.hands,
-        slots.deck,
-        _weights(view, config),
-        count,
-        rng.getrandbits(64),
-    )
-    return [with_hands_known(view, hands) for hands, _stock in deals]
-
-
-def _ensemble(
-    view: View, rng: random.Random, config: IsmctsConfig, cands: list[Action]
-) -> RootSearch:
-    """``config.trees`` independent searches of ``view`` over ``cands``, each with
-    its share of the budget and the time cap, seeded in turn from ``rng``: the
-    root's visits add up, each value is the visit-weighted mean."""
-    trees = config.trees
-    total = budget(config, view.rules.players)
-    shares = [total // trees + (1 if i < total % trees else 0) for i in range(trees)]
-    share_config = config._replace(time_cap=config.time_cap / trees)
-    views = _told_views(view, rng, config, trees) if config.determinized else [view] * trees
-    roots = [
-        _search(
-            told,
-            random.Random(rng.getrandbits(64)),
-            Slots(told),
-            share_config,
-            cands,
-            iterations=max(1, n),
-        )
-        for told, n in zip(views, shares, strict=True)
-    ]
-    visits = [sum(r.visits[k] for r in roots) for k in range(len(cands))]
-    values = [
-        sum(r.values[k] * r.visits[k] for r in roots) / visits[k] if visits[k] else 0.0
-        for k in range(len(cands))
-    ]
-    info: dict[str, Any] = {
-        "visits": visits,
-        "values": values,
-        "iterations": sum(r.info["iterations"] for r in roots),
-        "nodes": sum(r.info["nodes"] for r in roots),
-        "rollout_steps": sum(r.info["rollout_steps"] for r in roots),
-        "timed_out": any(r.info["timed_out"] for r in roots),
-    }
-    best = max(range(len(cands)), key=lambda k: (visits[k], values[k]))
-    return RootSearch(cands, best, visits, values, info)
-
-
 def ismcts(view: View, seed: int, config: IsmctsConfig) -> tuple[Action, SearchStats]:
     """The action to play in ``view`` and what finding it cost."""
     start = time.perf_counter()
@@ -406,10 +264,7 @@ def ismcts(view: View, seed: int, config: IsmctsConfig) -> tuple[Action, SearchS
     if solved is not None:
         stats.seconds = time.perf_counter() - start
         return solved, stats
-    if config.trees > 1:
-        root = _ensemble(view, rng, config, candidates(view))
-    else:
-        root = _search(view, rng, slots, config, candidates(view))
+    root = _search(view, rng, slots, config, candidates(view))
     info = root.info
     stats.method = "ismcts"
     stats.candidates = len(root.candidates)

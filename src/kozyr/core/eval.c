@@ -10,15 +10,8 @@
  * (scripts/train_endgame_eval.py, which writes src/kozyr/bots/endgame_eval.json
  * from a seed; kozyr/bots/evaluation.py loads it).
  *
- * A second network of the same shape scores positions with cards still in
- * the stock (k_stock_features: the same hands' features plus the stock's),
- * trained on the outcomes of a level's self-play by scripts/train_stock_eval.py
- * (src/kozyr/bots/stock_eval.json); the search uses it only when asked
- * (IsmctsConfig.stock_eval).
- *
- * There is no Python mirror of the features: the training scripts read them
- * from here (core.eval_features, core.stock_features), so training and play
- * see the same numbers.
+ * There is no Python mirror of the features: the training script reads them
+ * from here (core.eval_features), so training and play see the same numbers.
  */
 #include "eval.h"
 
@@ -56,9 +49,8 @@ static void side_features(uint64_t a, uint64_t d, int trump_suit, int low, doubl
     (void)nd;
 }
 
-/* The 24 features of the two hands (the endgame's; ``stock``: the cards still
- * to be drawn, which may hold the highest trump). */
-static void hands_features(const KState *s, uint64_t stock, double *f) {
+int k_eval_features(const KState *s, double *f) {
+    if (s->stock_len != 0 || s->phase != P_LEAD || !k_two_sided_eval(s)) return 0;
     int att = s->attacker, dfn = s->defender;
     uint64_t a = s->hands[att], d = s->hands[dfn];
     int low = k_lowest_rank(s->r.deck);
@@ -66,41 +58,11 @@ static void hands_features(const KState *s, uint64_t stock, double *f) {
     f[0] = 1.0;
     side_features(a, d, s->trump_suit, low, f + 1);
     side_features(d, a, s->trump_suit, low, f + 11);
-    uint64_t all_trumps = (a | d | stock) & trumps;
+    uint64_t all_trumps = (a | d) & trumps;
     int top = all_trumps ? k_high(all_trumps) : -1;
     f[21] = top >= 0 && ((a >> top) & 1);
     f[22] = (k_pop(a) - k_pop(d)) / 10.0;
     f[23] = s->r.perevodnoy;
-}
-
-int k_eval_features(const KState *s, double *f) {
-    if (s->stock_len != 0 || s->phase != P_LEAD || !k_two_sided_eval(s)) return 0;
-    hands_features(s, 0, f);
-    return 1;
-}
-
-/* How strong a hand's trumps are: the sum of their ranks above the lowest, plus one. */
-static double trump_strength(uint64_t hand, int trump_suit, int low) {
-    int sum = 0;
-    for (uint64_t m = hand & K_SUIT_MASK[trump_suit]; m; m &= m - 1) sum += k_rank(k_low(m)) - low + 1;
-    return sum / 40.0;
-}
-
-int k_stock_features(const KState *s, double *f) {
-    if (s->stock_len == 0 || s->phase != P_LEAD || !k_two_sided_eval(s)) return 0;
-    uint64_t stock = 0;
-    for (int i = 0; i < s->stock_len; i++) stock |= 1ULL << s->stock[i];
-    int low = k_lowest_rank(s->r.deck);
-    hands_features(s, stock, f);
-    uint64_t trumps = K_SUIT_MASK[s->trump_suit];
-    uint64_t all_trumps = (s->hands[s->attacker] | s->hands[s->defender] | stock) & trumps;
-    int top = all_trumps ? k_high(all_trumps) : -1;
-    f[24] = s->stock_len / 24.0;
-    f[25] = k_pop(stock & trumps) / 6.0;
-    f[26] = (k_rank(s->stock[0]) - low) / 12.0; /* the face-up trump, drawn last */
-    f[27] = top >= 0 && ((s->hands[s->defender] >> top) & 1);
-    f[28] = trump_strength(s->hands[s->attacker], s->trump_suit, low);
-    f[29] = trump_strength(s->hands[s->defender], s->trump_suit, low);
     return 1;
 }
 
@@ -146,11 +108,5 @@ double k_eval_net(const KEval *e, const double *f) {
 double k_eval(const KEval *e, const KState *s) {
     double f[K_EVAL_FEATURES];
     if (!k_eval_features(s, f)) return -1.0;
-    return k_eval_net(e, f);
-}
-
-double k_stock_eval(const KEval *e, const KState *s) {
-    double f[K_STOCK_FEATURES];
-    if (!k_stock_features(s, f)) return -1.0;
     return k_eval_net(e, f);
 }

@@ -5,8 +5,6 @@
 #include "core.h"
 
 #define K_EVAL_FEATURES 24
-/* The evaluation of positions with cards still in the stock (k_stock_features). */
-#define K_STOCK_FEATURES 30
 #define K_EVAL_MAX_FEATURES 32
 #define K_EVAL_HIDDEN 32
 
@@ -22,10 +20,6 @@ typedef struct {
  * round, from the attacker's side; 0 (f untouched) for any other position. */
 int k_eval_features(const KState *s, double *f);
 int k_two_sided_eval(const KState *s);
-/* The features of a two-sided position with cards in the stock at the start of
- * a round, from the attacker's side (the endgame's, the stock's size, trumps
- * and face-up card); 0 (f untouched) for any other position. */
-int k_stock_features(const KState *s, double *f);
 /* Load a network of ``features`` inputs from its flat weights (layout in
  * eval.c); 0 if they do not fit. */
 int k_eval_load(KEval *e, const double *w, int n, int features);
@@ -33,7 +27,5 @@ int k_eval_load(KEval *e, const double *w, int n, int features);
 double k_eval_net(const KEval *e, const double *f);
 /* k_eval_features then k_eval_net; -1 for a position without features. */
 double k_eval(const KEval *e, const KState *s);
-/* k_stock_features then k_eval_net; -1 for a position without features. */
-double k_stock_eval(const KEval *e, const KState *s);
 
 #endif

@@ -626,8 +626,6 @@ static PyMethodDef core_methods[] = {
     {"sample_deals", core_sample_deals, METH_VARARGS, "sample_deals(state, seat, pool, slots, deck_hidden, weights, count, seed)"},
     {"solve", core_solve, METH_VARARGS, "solve(state, side, budget) -> (value in halves, nodes) or None"},
     {"eval_features", core_eval_features, METH_O, "eval_features(state) -> the learned endgame evaluation's inputs, or None"},
-    {"stock_features", core_stock_features, METH_O, "stock_features(state) -> the learned stock evaluation's inputs, or None"},
-    {"move_evidence", core_move_evidence, METH_VARARGS, "move_evidence(state, action, factors) -> the chance the inference inside the tree gives the action"},
     {NULL, NULL, 0, NULL},
 };
 

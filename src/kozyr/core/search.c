@@ -25,9 +25,6 @@
 typedef struct {
     KAction action; /* the action that leads here */
     int8_t player;  /* who played it: the node's value is theirs */
-    uint8_t cls;    /* the mover's hand class (opp_split at an opponent's moves, own_split
-                       at the searching seat's; 0 when the split is off) */
-    uint16_t kids;  /* children added so far (progressive widening counts them) */
     int32_t child, sibling, parent;
     uint32_t visits, avail;
     double total;
@@ -43,8 +40,8 @@ typedef struct {
     uint32_t mask, count;
 } Children;
 
-static uint32_t child_hash(int parent, const KAction *a, int cls) {
-    uint64_t h = (a->cards ^ (uint64_t)cls << 52) * 0x9E3779B97F4A7C15ULL;
+static uint32_t child_hash(int parent, const KAction *a) {
+    uint64_t h = a->cards * 0x9E3779B97F4A7C15ULL;
     h ^= (uint64_t)(uint8_t)a->kind << 56 ^ (uint64_t)(uint8_t)a->target << 48 ^
          (uint64_t)(uint8_t)a->seat << 40;
     h ^= (uint64_t)(uint32_t)parent * 0xC2B2AE3D27D4EB4FULL;
@@ -144,20 +141,16 @@ static int same_action(const KAction *a, const KAction *b) {
     return a->kind == b->kind && a->cards == b->cards && a->target == b->target && a->seat == b->seat;
 }
 
-/* The child of ``parent`` reached by ``a`` played with a hand of class ``cls``,
- * or -1 (the first one added, as the sibling list of the root, in candidate
- * order, would find). */
-static int child_find(const Children *t, const Node *nodes, int parent, const KAction *a,
-                      int cls) {
-    uint32_t i = child_hash(parent, a, cls) & t->mask;
+/* The child of ``parent`` reached by ``a``, or -1. */
+static int child_find(const Children *t, const Node *nodes, int parent, const KAction *a) {
+    uint32_t i = child_hash(parent, a) & t->mask;
     for (int32_t c; (c = t->slot[i]) >= 0; i = (i + 1) & t->mask)
-        if (nodes[c].parent == parent && nodes[c].cls == cls && same_action(&nodes[c].action, a))
-            return c;
+        if (nodes[c].parent == parent && same_action(&nodes[c].action, a)) return c;
     return -1;
 }
 
 static void child_put(Children *t, const Node *nodes, int index) {
-    uint32_t i = child_hash(nodes[index].parent, &nodes[index].action, nodes[index].cls) & t->mask;
+    uint32_t i = child_hash(nodes[index].parent, &nodes[index].action) & t->mask;
     while (t->slot[i] >= 0) i = (i + 1) & t->mask;
     t->slot[i] = index;
     t->count++;
@@ -195,56 +188,17 @@ typedef struct {
     int rollout_cap;
     double time_cap;   /* seconds; safety net */
     KStyle style;
-    double bias;       /* progressive bias towards the policy's action: bias / (visits + 1) */
-    /* Issue 29 (0 everywhere: issue 12's search, which the frozen isN bots play) */
-    int root_halving;  /* 1: the root's budget spread by sequential halving, not UCB */
-    int tree_rounds;   /* > 0: the tree walk stops after this many round ends */
+    /* Issue 29 (0 / NULL everywhere: issue 12's search, which the frozen isN bots play) */
     double root_c;     /* > 0: the UCB exploration constant at the root (else c) */
-    int endgame_cards; /* > 0: playouts reaching a perfect-information endgame with at
-                          most this many cards in the hands are solved exactly... */
-    int endgame_nodes; /* ...within this many solver nodes each (else played out) */
     const KEval *eval; /* non-NULL: a playout stops at the first round that starts
                           with an empty stock and two sides, scored by this network */
-    double widen;      /* > 0: progressive widening at the opponents' nodes: a node
-                          visited n times gets a new child only while it has fewer
-                          than widen * sqrt(n) (and at least one) */
-    double opp_bias;   /* > 0: at the opponents' nodes this is added, at every visit, to
-                          the score of the reply the level-4 policy would choose with the
-                          hand the opponent has in this deal, so that the tree's
-                          opponents do not all play one reply whatever they hold */
-    int opp_split;     /* > 0: an opponent's replies are kept apart by the class of the
-                          hand it holds in the deal, min(its trumps, opp_split): the
-                          tree's opponents choose by what they hold (their information
-                          set, coarsely), not one reply for every hand */
-    const KEval *stock_eval; /* non-NULL: a playout with cards still in the stock stops
-                          at the first round start of two sides, scored by this
-                          network (trained on a level's self-play outcomes) */
-    double blind;      /* > 0: this share of the iterations re-deals the searching
-                          seat's unseen cards with the stock's (redeal_own) and
-                          teaches only the opponents' nodes, so that the tree's
-                          opponents stop replying as if they saw that hand */
-    int own_split;     /* > 0: the searching seat's own moves are kept apart by the
-                          class of the hand it holds in the deal, min(its trumps,
-                          own_split).  Before a refill that hand is the same in every
-                          deal (one class, no split); after one it holds what this
-                          deal's stock gave it, and without the split its nodes play
-                          one move order for every draw (strategy fusion) */
-    const double *tree_ev; /* non-NULL: the inference inside the tree.  The factors
-                          (TE_* below) by which one piece of evidence makes a card of
-                          the mover's hand less likely; every opponent's move in the
-                          tree walk multiplies the iteration's weight by the chance of
-                          that move given the hand it holds in this deal, and the
-                          searching seat's nodes below learn with that weight: what
-                          an opponent's reply says about its hand reaches the
-                          decisions after it (non-locality), as the root's deal
-                          weights do for the moves already played */
     double opp_shrink; /* > 0: an opponent's reply is scored by the deals in which the
                           opponent held a hand of the same class (its trumps, capped
                           at SHRINK_CLASSES - 1), that mean shrunk towards the
                           reply's mean over all deals with opp_shrink pseudo-visits:
-                          the tree's opponents choose by what they hold, as opp_split
-                          meant them to, while every class shares one subtree below
-                          (opp_split's children split it, and thin its statistics) */
+                          the tree's opponents choose by what they hold, while every
+                          class shares one subtree below (a tree split by class
+                          thins its statistics: docs/bots.md) */
     double smooth;     /* > 0: Smooth UCT (Heinrich & Silver 2015) below the root: at a
                           node whose available children have n visits in all, the
                           child is chosen by UCB only with chance
@@ -258,66 +212,10 @@ typedef struct {
 /* The classes of opp_shrink: an opponent's hand with 0, 1, 2 or 3+ trumps. */
 #define SHRINK_CLASSES 4
 
-/* The inference inside the tree: the order of its factors (the fields of
- * kozyr/bots/inference.py's Evidence, each already raised to the power the config asks). */
-enum { TE_TOOK, TE_COVERED, TE_COVERED_TRUMP, TE_PASSED, TE_LED, TE_LED_TRUMP, TE_NO_TRANSFER,
-       TE_COUNT };
-
-/* Sequential halving at the root (Karnin, Koren & Somekh 2013; as the root of a
- * hybrid MCTS, Pepels et al. 2014): the budget is cut into ceil(log2(k)) rounds;
- * in each round every surviving candidate gets an equal share of the descents
- * (below the root the tree search is as usual), then the worse half by mean
- * reward is dropped.  UCB spends a large budget deepening the candidate it
- * already prefers; halving keeps comparing the candidates that are close. */
-typedef struct {
-    int alive[K_MAX_ACTIONS]; /* node indices of the surviving root children */
-    int nalive, round, rounds, in_round, round_budget, total;
-} Halving;
-
-static void halving_start(Halving *h, const Node *nodes, int ncands, int iterations) {
-    h->nalive = 0;
-    for (int ch = nodes[0].child; ch >= 0; ch = nodes[ch].sibling) h->alive[h->nalive++] = ch;
-    h->rounds = 1;
-    while ((1 << h->rounds) < ncands) h->rounds++;
-    h->round = 0;
-    h->in_round = 0;
-    h->total = iterations;
-    h->round_budget = h->rounds == 1 ? iterations : iterations / h->rounds;
-}
-
-static double mean_of(const Node *nd) { return nd->visits ? nd->total / nd->visits : 0; }
-
-/* The surviving candidates by mean reward, best first (ties: the earlier candidate). */
-static void halving_sort(Halving *h, const Node *nodes) {
-    for (int i = 1; i < h->nalive; i++) {
-        int x = h->alive[i], j = i;
-        while (j > 0 && mean_of(&nodes[h->alive[j - 1]]) < mean_of(&nodes[x])) {
-            h->alive[j] = h->alive[j - 1];
-            j--;
-        }
-        h->alive[j] = x;
-    }
-}
-
-/* The root child the next descent must take. */
-static int halving_next(Halving *h, const Node *nodes) {
-    if (h->in_round >= h->round_budget && h->round < h->rounds - 1 && h->nalive > 1) {
-        halving_sort(h, nodes);
-        h->nalive = (h->nalive + 1) / 2;
-        h->round++;
-        h->in_round = 0;
-        if (h->round == h->rounds - 1)
-            h->round_budget = h->total - (h->total / h->rounds) * (h->rounds - 1);
-    }
-    return h->alive[h->in_round++ % h->nalive];
-}
-
 typedef struct {
     int iterations, nodes, timed_out;
     long long rollout_steps;
-    long long solves, solved, solver_nodes; /* endgames solved in playouts */
-    long long evaluated;                    /* playouts cut short by the network */
-    long long stock_evaluated;              /* ...by the stock's network */
+    long long evaluated; /* playouts cut short by the network */
 } Stats;
 
 /* Every seat's reward from the network's value ``v`` for the attacker of a
@@ -326,26 +224,6 @@ static void eval_rewards(const KState *s, double v, double *reward_of) {
     int at = s->team[s->attacker], df = s->team[s->defender];
     for (int x = 0; x < s->n; x++)
         reward_of[x] = s->team[x] == at ? v : s->team[x] == df ? 1.0 - v : 1.0;
-}
-
-/* Every seat's reward from an exact endgame value (halves, for ``side``). */
-static void exact_rewards(const KState *s, int side, int v, double *reward_of) {
-    int other = -1;
-    for (int x = 0; x < s->n; x++)
-        if ((s->active >> x & 1) && x != side) other = x;
-    for (int x = 0; x < s->n; x++) {
-        if (v == 1) reward_of[x] = 0.5;
-        else {
-            int durak = v == 0 ? side : other;
-            reward_of[x] = s->team[x] == s->team[durak] ? 0.0 : 1.0;
-        }
-    }
-}
-
-static int lowest_active(const KState *s) {
-    for (int x = 0; x < s->n; x++)
-        if (s->active >> x & 1) return x;
-    return -1;
 }
 
 /* Debug statistics (search(..., debug=True)): where the iterations go.  Only
@@ -361,12 +239,6 @@ typedef struct {
     long long over_in_tree;        /* iterations whose game ended inside the tree */
     long long endgame_leaves;      /* playouts from an empty stock with two sides left */
     long long playout_from_round;  /* playouts starting in a later round than the root's */
-    /* the inference inside the tree: per own node the sum of squared deal weights,
-     * then per depth (visit-weighted over own nodes of min_visits) the effective
-     * share of its deals, (sum w)^2 / (visits sum w^2), and the mean weight */
-    double *wsq;
-    int weights_on;
-    double w_visits[DBG_DEPTHS], w_share[DBG_DEPTHS], w_mean[DBG_DEPTHS];
     /* opp_shrink: over the opponents' replies of min_visits, how many there are,
      * their classes with a visit, the visits the classes hold against the
      * replies' own, and the visit-weighted gap between a class's mean and the
@@ -383,39 +255,12 @@ static uint64_t deal_hash(const KState *s) {
     return h ^ (h >> 29);
 }
 
-/* The searching seat's cards that no opponent has seen, shuffled with the
- * stock's hidden cards and dealt back (as many to the hand as it had): a deal
- * as the opponents could imagine it.  The face-up trump stays at the bottom;
- * with an empty stock nothing changes (two players then see every card). */
-static void redeal_own(KState *s, int seat, KRng *g) {
-    uint64_t secret = s->hands[seat] & ~s->known[seat];
-    int8_t pool[52];
-    int m = 0;
-    for (uint64_t b = secret; b; b &= b - 1) pool[m++] = (int8_t)__builtin_ctzll(b);
-    int own = m;
-    for (int i = 1; i < s->stock_len; i++) pool[m++] = s->stock[i];
-    if (own == 0 || m == own) return;
-    for (int i = m - 1; i > 0; i--) {
-        int j = (int)k_below(g, (uint32_t)(i + 1));
-        int8_t t = pool[i];
-        pool[i] = pool[j];
-        pool[j] = t;
-    }
-    s->hands[seat] &= ~secret;
-    for (int i = 0; i < own; i++) s->hands[seat] |= 1ULL << pool[i];
-    for (int i = own; i < m; i++) s->stock[1 + i - own] = pool[i];
+/* A visited child's UCB score: its mean reward plus exploration ``c`` over the
+ * deals in which it was available. */
+static double ucb(const Node *ch, double c) {
+    return (ch->visits > 0 ? ch->total / ch->visits : 0) +
+           c * sqrt(log((double)ch->avail) / ch->visits);
 }
-
-/* A visited child's UCB score: its mean reward, ``total`` over ``w`` (its
- * visits, or under the inference inside the tree the summed weights of the
- * deals it learned from), plus exploration ``c`` over the deals in which it was
- * available; exploration counts the visits either way. */
-static double ucb_weighted(const Node *ch, double w, double c) {
-    return (w > 0 ? ch->total / w : 0) + c * sqrt(log((double)ch->avail) / ch->visits);
-}
-
-/* ucb_weighted with every deal of weight one: the plain UCB score. */
-static double ucb(const Node *ch, double c) { return ucb_weighted(ch, ch->visits, c); }
 
 static int active_count(const KState *s) {
     int k = 0;
@@ -423,110 +268,15 @@ static int active_count(const KState *s) {
     return k;
 }
 
-/* The class of ``seat``'s hand in this deal, min(its trumps, split) (0 when the
- * split is off): opp_split at an opponent's moves, own_split at ours. */
-static int hand_class(int split, const KState *s, int seat) {
-    if (split <= 0) return 0;
+/* The class of ``seat``'s hand in this deal for opp_shrink: its trumps, at
+ * most SHRINK_CLASSES - 1. */
+static int shrink_class(const KState *s, int seat) {
     int trumps = k_pop(s->hands[seat] & K_SUIT_MASK[s->trump_suit]);
-    return trumps < split ? trumps : split;
+    return trumps < SHRINK_CLASSES - 1 ? trumps : SHRINK_CLASSES - 1;
 }
 
-/* Whether an opponent's node may get a new child in this deal (the caller lets
- * it when none of its children is legal in the deal, and never asks at the
- * searching seat's own nodes).  The opponents' nodes are the wide ones: every
- * deal gives the opponent another hand and so other legal replies, and without
- * widening nearly every descent that reaches such a node stops there to add
- * one more reply. */
-static int may_widen(const Params *pp, const Node *nd) {
-    if (pp->widen <= 0) return 1;
-    double limit = pp->widen * sqrt((double)nd->visits);
-    return nd->kids < (limit < 1 ? 1 : limit);
-}
-
-/* Cards cheaper than each card for the level-4 player (kozyr.bots.inference's
- * _cheaper), for evidence_of. */
-static void cheaper_masks(const KTables *t, uint64_t *out) {
-    for (int c = 0; c < 52; c++) {
-        out[c] = 0;
-        for (int x = 0; x < 52; x++)
-            if (t->cost[x] < t->cost[c]) out[c] |= 1ULL << x;
-    }
-}
-
-/* The cards a defender could have transferred with instead of covering or
- * taking (perevodnoy before any cover: the led rank's), for evidence_of. */
-static uint64_t transferable_rank(const KState *s) {
-    return s->r.perevodnoy && s->table_len && s->uncovered == s->table_len
-               ? K_RANK_MASK[k_rank(s->att[0])]
-               : 0;
-}
-
-/* How likely the level-4 player's habits make action ``a`` with the hand its mover
- * holds in ``s`` (before the action), against a hand with no evidence against it:
- * the product of ev's factor over the hand's cards each kind of evidence counts
- * against (kozyr.bots.inference.card_weights reads the same events from the
- * history).  1 for actions that say nothing. */
-static double evidence_of(const KState *s, const KAction *a, const double *ev,
-                          const uint64_t *cheaper) {
-    uint64_t hand = s->hands[a->seat];
-    uint64_t trumps = K_SUIT_MASK[s->trump_suit], plain = ~trumps;
-    double l = 1;
-    switch (a->kind) {
-    case A_ATTACK: {
-        int c = k_low(a->cards);
-        if (!(trumps >> c & 1)) l = pow(ev[TE_LED], k_pop(hand & cheaper[c] & plain));
-        else l = pow(ev[TE_LED_TRUMP], k_pop(hand & plain));
-        break;
-    }
-    case A_DEFEND: {
-        int c = k_low(a->cards);
-        uint64_t transfer_rank = transferable_rank(s);
-        uint64_t cb = K_BEATERS[s->trump_suit][a->target] & cheaper[c];
-        l = pow(ev[TE_COVERED], k_pop(hand & cb & plain)) *
-            pow(ev[TE_COVERED_TRUMP], k_pop(hand & cb & trumps)) *
-            pow(ev[TE_NO_TRANSFER], k_pop(hand & transfer_rank & ~a->cards));
-        break;
-    }
-    case A_TAKE:
-        for (int i = 0; i < s->table_len; i++) {
-            if (s->dfn[i] >= 0) continue;
-            /* the plain cards that beat it: its suit's higher cards, never a trump */
-            l *= pow(ev[TE_TOOK], k_pop(hand & K_BEATERS[s->trump_suit][s->att[i]] & plain));
-        }
-        l *= pow(ev[TE_NO_TRANSFER], k_pop(hand & transferable_rank(s)));
-        break;
-    case A_PASS:
-        l = pow(ev[TE_PASSED], k_pop(hand & s->table_ranks & plain));
-        break;
-    default:
-        break;
-    }
-    return l;
-}
-
+/* Debug figures count the nodes visited at least this many times. */
 #define DBG_MIN_VISITS 100
-/* Debug: how far the inference inside the tree thins each own node's deals, by
- * depth (plies below the root), over own nodes visited at least DBG_MIN_VISITS
- * times; frees dbg->wsq. */
-static void tree_weight_figures(Debug *dbg, const Node *nodes, const double *wsum, int used,
-                                int seat) {
-    dbg->weights_on = 1;
-    for (int i = 1; i < used; i++) {
-        const Node *nd = &nodes[i];
-        if (nd->player != seat || nd->visits < DBG_MIN_VISITS || dbg->wsq[i] <= 0) continue;
-        int depth = 0;
-        for (int p = i; p != 0; p = nodes[p].parent) depth++;
-        if (depth >= DBG_DEPTHS) depth = DBG_DEPTHS - 1;
-        /* summed times the node's visits: the effective share (sum w)^2 / (n sum w^2)
-         * times n, and the mean weight sum w / n times n */
-        dbg->w_visits[depth] += nd->visits;
-        dbg->w_share[depth] += wsum[i] * wsum[i] / dbg->wsq[i];
-        dbg->w_mean[depth] += wsum[i];
-    }
-    free(dbg->wsq);
-    dbg->wsq = NULL;
-}
-
 /* Debug: the opp_shrink figures of the Debug struct, over the opponents'
  * replies visited at least DBG_MIN_VISITS times. */
 static void shrink_figures(Debug *dbg, const Node *nodes, const uint32_t *cls_visits,
@@ -555,20 +305,13 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
     int cap_nodes = pp->iterations + ncands + 2;
     Node *nodes = malloc(sizeof(Node) * (size_t)cap_nodes);
     Children kids = {NULL, 0, 0};
-    /* the inference inside the tree: the weights our nodes learned with */
-    double *wsum = pp->tree_ev ? calloc((size_t)cap_nodes, sizeof(double)) : NULL;
-    if (dbg && wsum) dbg->wsq = calloc((size_t)cap_nodes, sizeof(double)); /* NULL: no figures */
     /* opp_shrink: each node's visits and rewards per class of its mover's hand */
     size_t shrink_cells = pp->opp_shrink > 0 ? (size_t)cap_nodes * SHRINK_CLASSES : 0;
     uint32_t *cls_visits = shrink_cells ? calloc(shrink_cells, sizeof(uint32_t)) : NULL;
     double *cls_total = shrink_cells ? calloc(shrink_cells, sizeof(double)) : NULL;
     /* what the cleanup at the end frees: set before the first jump there */
     int best = -1; /* -1: out of memory */
-    KSolver solver;
-    int solving = 0;
-    Halving *halving = NULL;
-    if (!nodes || (pp->tree_ev && !wsum) || (shrink_cells && (!cls_visits || !cls_total)) ||
-        !children_init(&kids))
+    if (!nodes || (shrink_cells && (!cls_visits || !cls_total)) || !children_init(&kids))
         goto cleanup;
     int path_cls[4096]; /* the class a step's opponent chose in (-1: not scored by class) */
     int used = 1;
@@ -596,47 +339,27 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
     k_rng_seed(&g, seed);
     KAction acts[K_MAX_ACTIONS];
     int path[4096];
-    double path_weight[4096]; /* an own node's weight in this iteration (1: others) */
-    uint64_t cheaper[52];
-    if (pp->tree_ev) cheaper_masks(&tables, cheaper);
     double start = now();
-    if (pp->endgame_cards > 0 && pp->endgame_nodes > 0 && !tmpl->r.cheating) {
-        if (!k_solver_init(&solver, 18, tmpl, &pp->style)) goto cleanup;
-        solving = 1;
-    }
-    if (pp->root_halving) {
-        halving = malloc(sizeof(Halving));
-        if (!halving) goto cleanup;
-        halving_start(halving, nodes, ncands, pp->iterations);
-    }
     int it;
     for (it = 0; it < pp->iterations; it++) {
         if ((it & 63) == 63 && now() - start > pp->time_cap) {
             st->timed_out = 1;
             break;
         }
-        int forced = halving ? halving_next(halving, nodes) : -1;
         if (dbg && it == pp->iterations / 2) {
             int ch = nodes[0].child;
             for (int i = 0; i < ncands; i++, ch = nodes[ch].sibling) dbg->half_visits[i] = nodes[ch].visits;
         }
         KState s;
         determinize(tmpl, sp, &g, &s);
-        /* a blind iteration (never with halving, whose root schedule counts every
-         * descent): walks our nodes without changing them, teaches the opponents' */
-        int blind = pp->blind > 0 && !halving && k_uniform(&g) < pp->blind;
-        if (blind) redeal_own(&s, sp->seat, &g);
         if (dbg) dbg->deal_hash[it] = deal_hash(&s);
         int node = 0, depth = 0;
-        double weight = 1; /* the chance of the opponents' moves so far in this deal */
-        path_weight[depth] = 1;
         path_cls[depth] = -1;
         path[depth++] = 0;
         int expanded = 0;
-        while (s.phase != P_OVER && !expanded && depth < 4000 &&
-               !(pp->tree_rounds > 0 && s.rounds - tmpl->rounds >= pp->tree_rounds)) {
+        while (s.phase != P_OVER && !expanded && depth < 4000) {
             int k;
-            if (node == 0 && !blind) {
+            if (node == 0) {
                 k = ncands;
                 memcpy(acts, cands, sizeof(KAction) * (size_t)ncands);
             } else {
@@ -646,53 +369,29 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             int best = -1, untried[K_MAX_ACTIONS], nu = 0;
             int matched[K_MAX_ACTIONS], nm = 0;
             int opponent = node != 0 && k > 0 && acts[0].seat != sp->seat;
-            int cls = node == 0 || k == 0 ? 0
-                      : hand_class(opponent ? pp->opp_split : pp->own_split, &s, acts[0].seat);
-            int shrink_cls = cls_visits && opponent ? hand_class(SHRINK_CLASSES - 1, &s, acts[0].seat)
-                                                    : -1;
-            if (blind && !opponent) { /* our node with a hand we do not hold: look, not learn */
-                double best_score = -1e300;
-                for (int i = 0; i < k; i++) {
-                    int found =
-                        nodes[node].child < 0 ? -1 : child_find(&kids, nodes, node, &acts[i], cls);
-                    if (found < 0 || nodes[found].visits == 0) continue;
-                    double score = ucb(&nodes[found], pp->c);
-                    if (score > best_score) { best_score = score; best = found; }
-                }
-                if (best < 0) break; /* nothing this hand can do is in the tree: play out */
-                path_weight[depth] = weight;
-                path_cls[depth] = -1;
-                k_do(&s, &nodes[best].action);
-                node = best;
-                path[depth++] = node;
-                continue;
-            }
+            int shrink_cls = cls_visits && opponent ? shrink_class(&s, acts[0].seat) : -1;
             for (int i = 0; i < k; i++) {
-                int found =
-                    nodes[node].child < 0 ? -1 : child_find(&kids, nodes, node, &acts[i], cls);
+                int found = nodes[node].child < 0 ? -1 : child_find(&kids, nodes, node, &acts[i]);
                 if (found < 0) untried[nu++] = i;
                 else {
                     nodes[found].avail++;
                     matched[nm++] = found;
                 }
             }
+            /* a new child is the level-4 policy's move if that is untried */
             KAction hint;
             int have_hint = 0;
-            if (node != 0 && (nu > 0 || pp->bias > 0 || (opponent && pp->opp_bias > 0))) {
+            if (node != 0 && nu > 0) {
                 k_policy_action(&s, &tables, &pp->style, 1.0, &hint);
                 have_hint = 1;
             }
             int unvisited = -1;
             for (int i = 0; i < nm; i++)
                 if (nodes[matched[i]].visits == 0) { unvisited = matched[i]; break; }
-            if (node == 0 && forced >= 0) { /* sequential halving chose the root child */
-                best = forced;
-                expanded = nodes[best].visits == 0;
-            } else if (unvisited >= 0) { /* the root's candidates start unvisited */
+            if (unvisited >= 0) { /* the root's candidates start unvisited */
                 best = unvisited;
                 expanded = 1;
-            } else if (nu > 0 && (nm == 0 || !opponent || may_widen(pp, &nodes[node])) &&
-                       used < cap_nodes && children_room(&kids, nodes)) {
+            } else if (nu > 0 && used < cap_nodes && children_room(&kids, nodes)) {
                 int pick = -1;
                 if (have_hint)
                     for (int i = 0; i < nu; i++)
@@ -702,13 +401,11 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                 memset(nd, 0, sizeof *nd);
                 nd->action = acts[pick];
                 nd->player = acts[pick].seat;
-                nd->cls = (uint8_t)cls;
                 nd->child = -1;
                 nd->sibling = nodes[node].child;
                 nd->parent = node;
                 nd->avail = 1;
                 nodes[node].child = used;
-                if (nodes[node].kids < UINT16_MAX) nodes[node].kids++;
                 child_put(&kids, nodes, used);
                 best = used++;
                 expanded = 1;
@@ -737,8 +434,7 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                 double c = node == 0 && pp->root_c > 0 ? pp->root_c : pp->c;
                 for (int i = 0; i < nm; i++) {
                     Node *ch = &nodes[matched[i]];
-                    double score = wsum && !opponent ? ucb_weighted(ch, wsum[matched[i]], c)
-                                                     : ucb(ch, c);
+                    double score = ucb(ch, c);
                     if (shrink_cls >= 0) { /* the class's mean in place of the pooled one */
                         size_t at = (size_t)matched[i] * SHRINK_CLASSES + (size_t)shrink_cls;
                         double pooled = ch->total / ch->visits;
@@ -746,19 +442,9 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
                                      (cls_visits[at] + pp->opp_shrink) -
                                  pooled;
                     }
-                    if (have_hint && pp->bias > 0 && same_action(&ch->action, &hint))
-                        score += pp->bias / (ch->visits + 1);
-                    if (opponent && have_hint && pp->opp_bias > 0 && same_action(&ch->action, &hint))
-                        score += pp->opp_bias;
                     if (score > best_score) { best_score = score; best = matched[i]; }
                 }
                 if (best < 0) break; /* nothing available (cannot happen in a legal state) */
-            }
-            if (wsum && nodes[best].player != sp->seat) {
-                path_weight[depth] = 1;
-                weight *= evidence_of(&s, &nodes[best].action, pp->tree_ev, cheaper);
-            } else {
-                path_weight[depth] = weight;
             }
             path_cls[depth] = shrink_cls;
             k_do(&s, &nodes[best].action);
@@ -776,65 +462,30 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
             }
         }
         double reward_of[K_MAX_PLAYERS];
-        int exact = 0;
-        if (pp->stock_eval && s.phase != P_OVER && s.stock_len > 0) {
-            /* to the next round's start (the leaf's own, if it is one), then the network */
-            int steps = 0;
-            while (s.phase != P_OVER && s.phase != P_LEAD && steps < pp->rollout_cap) {
-                k_policy_step(&s, &g, &tables, &pp->style, pp->eps);
-                steps++;
-            }
-            st->rollout_steps += steps;
-            double v = k_stock_eval(pp->stock_eval, &s);
-            if (v >= 0) {
-                eval_rewards(&s, v, reward_of);
-                exact = 1;
-                st->stock_evaluated++;
-            }
-        }
-        if (!exact && (solving || pp->eval)) {
+        int scored = 0; /* by the network */
+        if (pp->eval) {
             if (s.phase != P_OVER)
-                st->rollout_steps += k_policy_playout_to(
-                    &s, &g, &tables, &pp->style, pp->eps, pp->rollout_cap,
-                    pp->eval ? 4 * 52 : pp->endgame_cards, pp->eval != NULL);
+                st->rollout_steps += k_policy_playout_to(&s, &g, &tables, &pp->style, pp->eps,
+                                                         pp->rollout_cap, 4 * 52, 1);
             if (s.phase != P_OVER && s.stock_len == 0 && s.phase != P_LAST_CALL) {
-                int cards = 0;
-                for (int x = 0; x < s.n; x++) cards += k_pop(s.hands[x]);
-                if (solving && cards <= pp->endgame_cards) {
-                    int side = lowest_active(&s);
-                    int v = k_solve(&solver, &s, side, pp->endgame_nodes);
-                    if (v >= 0) {
-                        exact_rewards(&s, side, v, reward_of);
-                        exact = 1;
-                    }
-                }
-                if (!exact && pp->eval) {
-                    double v = k_eval(pp->eval, &s);
-                    if (v >= 0) {
-                        eval_rewards(&s, v, reward_of);
-                        exact = 1;
-                        st->evaluated++;
-                    }
+                double v = k_eval(pp->eval, &s);
+                if (v >= 0) {
+                    eval_rewards(&s, v, reward_of);
+                    scored = 1;
+                    st->evaluated++;
                 }
             }
         }
-        if (!exact) {
+        if (!scored) {
             if (s.phase != P_OVER)
                 st->rollout_steps += k_policy_playout(&s, &g, &tables, &pp->style, pp->eps, pp->rollout_cap);
             for (int x = 0; x < s.n; x++) reward_of[x] = k_reward(&s, x);
         }
         for (int i = 0; i < depth; i++) {
             Node *nd = &nodes[path[i]];
-            if (blind && nd->player == sp->seat) continue; /* ours learn from our hand only */
             nd->visits++;
             if (nd->player < 0) continue;
-            if (wsum && nd->player == sp->seat) {
-                nd->total += path_weight[i] * reward_of[nd->player];
-                wsum[path[i]] += path_weight[i];
-                if (dbg && dbg->wsq) dbg->wsq[path[i]] += path_weight[i] * path_weight[i];
-            } else {
-                nd->total += reward_of[nd->player];
-            }
+            nd->total += reward_of[nd->player];
             if (path_cls[i] >= 0) {
                 size_t at = (size_t)path[i] * SHRINK_CLASSES + (size_t)path_cls[i];
                 cls_visits[at]++;
@@ -853,26 +504,10 @@ static int ismcts(const KState *tmpl, const Sampler *sp, const KAction *cands, i
         if (visits[i] > visits[best] || (visits[i] == visits[best] && values[i] > values[best]))
             best = i;
     }
-    if (halving) { /* the best mean among the last survivors */
-        halving_sort(halving, nodes);
-        int top = halving->alive[0];
-        ch = nodes[0].child;
-        for (int i = 0; i < ncands; i++, ch = nodes[ch].sibling)
-            if (ch == top) best = i;
-    }
-    if (solving) {
-        st->solves = solver.solves;
-        st->solved = solver.solved;
-        st->solver_nodes = solver.total_nodes;
-    }
-    if (dbg && dbg->wsq) tree_weight_figures(dbg, nodes, wsum, used, sp->seat);
     if (dbg && cls_visits) shrink_figures(dbg, nodes, cls_visits, cls_total, used, sp->seat);
 cleanup:
-    if (solving) k_solver_free(&solver);
-    free(halving);
     free(cls_visits);
     free(cls_total);
-    free(wsum);
     free(kids.slot);
     if (keep && best >= 0) *keep = nodes; /* the caller reads the tree (debug) and frees it */
     else free(nodes);
@@ -926,20 +561,6 @@ static PyObject *debug_dict(const Debug *dbg, const Node *nodes, int used, int i
     for (int i = 0; i < DBG_DEPTHS; i++) PyList_SET_ITEM(depths, i, PyLong_FromLongLong(dbg->depth_hist[i]));
     for (int i = 0; i < DBG_ROUNDS; i++) PyList_SET_ITEM(rounds, i, PyLong_FromLongLong(dbg->rounds_hist[i]));
     for (int i = 0; i < ncands; i++) PyList_SET_ITEM(half, i, PyLong_FromUnsignedLong(dbg->half_visits[i]));
-    PyObject *weights; /* [depth, visits, effective share, mean weight] per depth, or None */
-    if (!dbg->weights_on) {
-        weights = Py_None;
-        Py_INCREF(Py_None);
-    } else {
-        weights = PyList_New(0);
-        for (int d = 0; weights && d < DBG_DEPTHS; d++) {
-            if (dbg->w_visits[d] <= 0) continue;
-            double v = dbg->w_visits[d];
-            PyObject *row = Py_BuildValue("[i,d,d,d]", d, v, dbg->w_share[d] / v, dbg->w_mean[d] / v);
-            if (!row || PyList_Append(weights, row) < 0) Py_CLEAR(weights);
-            Py_XDECREF(row);
-        }
-    }
     PyObject *classes; /* opp_shrink's figures, or None */
     if (!dbg->shrink_on) {
         classes = Py_None;
@@ -951,8 +572,7 @@ static PyObject *debug_dict(const Debug *dbg, const Node *nodes, int used, int i
                                 v > 0 ? dbg->sh_class_visits / v : 0, "mean_gap",
                                 v > 0 ? dbg->sh_gap / v : 0);
     }
-    if (!weights || !classes) {
-        Py_XDECREF(weights); Py_XDECREF(classes);
+    if (!classes) {
         Py_DECREF(depths); Py_DECREF(rounds); Py_DECREF(half);
         return NULL;
     }
@@ -961,12 +581,12 @@ static PyObject *debug_dict(const Debug *dbg, const Node *nodes, int used, int i
     branching(nodes, used, seat, 1, min_visits, &oc, &och, &oef);
     branching(nodes, used, seat, 0, min_visits, &mc, &mch, &mef);
     return Py_BuildValue(
-        "{s:i,s:N,s:N,s:N,s:L,s:L,s:L,s:{s:d,s:d,s:d},s:{s:d,s:d,s:d},s:i,s:N,s:N}", "distinct_deals",
+        "{s:i,s:N,s:N,s:N,s:L,s:L,s:L,s:{s:d,s:d,s:d},s:{s:d,s:d,s:d},s:i,s:N}", "distinct_deals",
         distinct, "depths", depths, "rounds", rounds, "half_visits", half, "over_in_tree",
         dbg->over_in_tree, "endgame_leaves", dbg->endgame_leaves, "playout_from_later_round",
         dbg->playout_from_round, "opponent_nodes", "count", oc, "children", och, "effective", oef,
         "own_nodes", "count", mc, "children", mch, "effective", mef, "branching_min_visits",
-        (int)min_visits, "tree_weights", weights, "opponent_classes", classes);
+        (int)min_visits, "opponent_classes", classes);
 }
 
 /* The deal sampler of ``seat`` from Python arguments; 0 with an exception set.
@@ -1062,87 +682,29 @@ static KEval *read_eval(PyObject *o, const char *what, int features) {
     return e;
 }
 
-/* The inference inside the tree's factors from a sequence of TE_COUNT finite floats
- * above 0 (a fitted factor may exceed 1); 0 with a ValueError otherwise. */
-static int read_tree_evidence(PyObject *obj, double *out) {
-    PyObject *f = PySequence_Fast(obj, "tree_evidence");
-    if (!f) return 0;
-    int bad = PySequence_Fast_GET_SIZE(f) != TE_COUNT;
-    for (int i = 0; !bad && i < TE_COUNT; i++) {
-        out[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(f, i));
-        bad = PyErr_Occurred() || !(out[i] > 0 && isfinite(out[i]));
-    }
-    Py_DECREF(f);
-    if (bad) {
-        PyErr_Clear();
-        PyErr_SetString(PyExc_ValueError, "tree_evidence is seven finite factors above 0");
-    }
-    return !bad;
-}
-
-/* move_evidence(state, action, factors) -> float: how likely the action (a legal
- * one, as a (seat, kind, cards, target) tuple) is with the hand its mover holds
- * in the state, as the inference inside the tree weighs it (for tests, which
- * compare it with kozyr.bots.inference). */
-PyObject *core_move_evidence(PyObject *mod, PyObject *args) {
-    PyObject *state_obj, *ev_o;
-    int a_seat, a_kind, a_target;
-    unsigned long long a_cards;
-    if (!PyArg_ParseTuple(args, "O(iiKi)O", &state_obj, &a_seat, &a_kind, &a_cards, &a_target,
-                          &ev_o))
-        return NULL;
-    const KState *s = k_state_of(state_obj);
-    if (!s) return NULL;
-    double ev[TE_COUNT];
-    if (!read_tree_evidence(ev_o, ev)) return NULL;
-    KAction a = {(int8_t)a_seat, (int8_t)a_kind, (int8_t)a_target, a_cards};
-    if (s->phase == P_OVER || !k_is_legal(s, &a)) {
-        PyErr_SetString(PyExc_ValueError, "move_evidence: the action is not legal");
-        return NULL;
-    }
-    KTables tables;
-    k_tables(&tables, s->trump_suit, s->r.deck, 1);
-    uint64_t cheaper[52];
-    cheaper_masks(&tables, cheaper);
-    return PyFloat_FromDouble(evidence_of(s, &a, ev, cheaper));
-}
-
 /* search(state, seat, pool, slots, deck_hidden, weights, candidates, iterations, seed,
- *        c, eps, rollout_cap, time_cap, style)
+ *        c, eps, rollout_cap, time_cap, style, debug=False, *, root_c=0,
+ *        eval_weights=None, opp_shrink=0, smooth=0)
  * state: a core State agreeing with the seat's view (its hidden cards anywhere);
  * weights: None or a sequence of n sequences of 52 floats. */
 PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
     static char *kw[] = {"state", "seat", "pool", "slots", "deck_hidden", "weights", "candidates",
-                         "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style", "bias",
-                         "debug", "root_halving", "tree_rounds", "root_c", "endgame_cards",
-                         "endgame_nodes", "eval_weights", "widen", "opp_bias", "opp_split",
-                         "stock_eval_weights", "blind", "own_split", "tree_evidence",
-                         "opp_shrink", "smooth", NULL};
+                         "iterations", "seed", "c", "eps", "rollout_cap", "time_cap", "style",
+                         "debug", "root_c", "eval_weights", "opp_shrink", "smooth", NULL};
     PyObject *state_obj, *slots_o, *weights_o, *cands_o, *style_o, *eval_o = Py_None;
-    PyObject *stock_o = Py_None, *tree_ev_o = Py_None;
-    int seat, deck_hidden, iterations, rollout_cap, debug = 0, root_halving = 0, tree_rounds = 0;
-    int endgame_cards = 0, endgame_nodes = 0, opp_split = 0, own_split = 0;
+    int seat, deck_hidden, iterations, rollout_cap, debug = 0;
     unsigned long long pool, seed;
-    double c, eps, time_cap, bias = 0, root_c = 0, widen = 0, opp_bias = 0, blind = 0;
-    double opp_shrink = 0, smooth = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|dp$pidiiOddiOdiOdd", kw, &state_obj, &seat,
+    double c, eps, time_cap, root_c = 0, opp_shrink = 0, smooth = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OiKOiOOiKddidO|p$dOdd", kw, &state_obj, &seat,
                                      &pool, &slots_o, &deck_hidden, &weights_o, &cands_o,
                                      &iterations, &seed, &c, &eps, &rollout_cap, &time_cap, &style_o,
-                                     &bias, &debug, &root_halving, &tree_rounds, &root_c,
-                                     &endgame_cards, &endgame_nodes, &eval_o, &widen, &opp_bias,
-                                     &opp_split, &stock_o, &blind, &own_split, &tree_ev_o,
-                                     &opp_shrink, &smooth))
+                                     &debug, &root_c, &eval_o, &opp_shrink, &smooth))
         return NULL;
-    double tree_ev[TE_COUNT];
-    if (tree_ev_o != Py_None && !read_tree_evidence(tree_ev_o, tree_ev)) return NULL;
-    if (tree_rounds < 0 || root_c < 0 || widen < 0 || opp_bias < 0 || c < 0 || eps < 0 ||
-        eps > 1 || endgame_cards < 0 || endgame_nodes < 0 || opp_split < 0 || opp_split > 13 ||
-        own_split < 0 || own_split > 13 || !(blind >= 0 && blind < 1) ||
-        !(opp_shrink >= 0 && isfinite(opp_shrink)) || !(smooth >= 0 && isfinite(smooth))) {
+    if (root_c < 0 || c < 0 || eps < 0 || eps > 1 || !(opp_shrink >= 0 && isfinite(opp_shrink)) ||
+        !(smooth >= 0 && isfinite(smooth))) {
         PyErr_SetString(PyExc_ValueError,
-                        "search: negative tree_rounds, c, root_c, widen, opp_bias or endgame "
-                        "figures, eps not in 0..1, opp_split or own_split not in 0..13, blind "
-                        "not in [0, 1), or opp_shrink or smooth negative or not finite");
+                        "search: negative c or root_c, eps not in 0..1, or opp_shrink or smooth "
+                        "negative or not finite");
         return NULL;
     }
     const KState *tmpl = k_state_of(state_obj);
@@ -1152,14 +714,9 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         PyErr_SetString(PyExc_ValueError, "search: not this seat's turn, or bad budget");
         return NULL;
     }
-    KEval *eval = NULL, *stock_eval = NULL;
+    KEval *eval = NULL;
     if (eval_o != Py_None && !(eval = read_eval(eval_o, "eval_weights", K_EVAL_FEATURES)))
         return NULL;
-    if (stock_o != Py_None &&
-        !(stock_eval = read_eval(stock_o, "stock_eval_weights", K_STOCK_FEATURES))) {
-        free(eval);
-        return NULL;
-    }
     Sampler *sp = calloc(1, sizeof(Sampler));
     KAction *cands = malloc(sizeof(KAction) * K_MAX_ACTIONS);
     uint32_t *visits = calloc(K_MAX_ACTIONS, sizeof(uint32_t));
@@ -1202,9 +759,7 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
             !PyArg_ParseTuple(style_o, "iiiidd", &a, &b, &cc, &d, &rt, &att))
             goto done;
         Params pp = {iterations, c, eps, rollout_cap, time_cap, {a != 0, b != 0, cc != 0, d != 0, rt, att},
-                     bias, root_halving, tree_rounds, root_c, endgame_cards, endgame_nodes, eval,
-                     widen, opp_bias, opp_split, stock_eval, blind, own_split,
-                     tree_ev_o != Py_None ? tree_ev : NULL, opp_shrink, smooth};
+                     root_c, eval, opp_shrink, smooth};
         Stats st = {0};
         int best;
         Debug *dbg = NULL;
@@ -1230,7 +785,6 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
             free(tree);
             free(dbg->deal_hash);
             free(dbg->half_visits);
-            free(dbg->wsq);
             free(dbg);
             if (best >= 0 && !extra) goto done;
         }
@@ -1243,17 +797,11 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         result = Py_BuildValue("(i{s:i,s:i,s:L,s:O,s:N,s:N})", best, "iterations", st.iterations,
                                "nodes", st.nodes, "rollout_steps", st.rollout_steps, "timed_out",
                                st.timed_out ? Py_True : Py_False, "visits", vis, "values", val);
-        if (result && (endgame_cards > 0 || eval || stock_eval)) {
-            PyObject *d = PyTuple_GET_ITEM(result, 1), *v;
-            long long figures[5] = {st.solves, st.solved, st.solver_nodes, st.evaluated,
-                                    st.stock_evaluated};
-            const char *names[5] = {"solves", "solved", "solver_nodes", "evaluated",
-                                    "stock_evaluated"};
-            for (int i = 0; result && i < 5; i++) {
-                v = PyLong_FromLongLong(figures[i]);
-                if (!v || PyDict_SetItemString(d, names[i], v) < 0) Py_CLEAR(result);
-                Py_XDECREF(v);
-            }
+        if (result && eval) { /* how many playouts the network cut short */
+            PyObject *v = PyLong_FromLongLong(st.evaluated);
+            if (!v || PyDict_SetItemString(PyTuple_GET_ITEM(result, 1), "evaluated", v) < 0)
+                Py_CLEAR(result);
+            Py_XDECREF(v);
         }
         if (result && extra) {
             if (PyDict_SetItemString(PyTuple_GET_ITEM(result, 1), "debug", extra) < 0) Py_CLEAR(result);
@@ -1262,7 +810,6 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
     }
 done:
     free(eval);
-    free(stock_eval);
     free(sp);
     free(cands);
     free(visits);
@@ -1358,11 +905,4 @@ static PyObject *features_of(PyObject *arg, int (*features)(const KState *, doub
  * (what the learned endgame evaluation reads; for its training script). */
 PyObject *core_eval_features(PyObject *mod, PyObject *arg) {
     return features_of(arg, k_eval_features, K_EVAL_FEATURES);
-}
-
-/* stock_features(state) -> tuple of K_STOCK_FEATURES floats, or None when the
- * position is not a two-sided one with cards in the stock at the start of a
- * round (what the learned stock evaluation reads; for its training script). */
-PyObject *core_stock_features(PyObject *mod, PyObject *arg) {
-    return features_of(arg, k_stock_features, K_STOCK_FEATURES);
 }

@@ -18,6 +18,4 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs);
 PyObject *core_sample_deals(PyObject *mod, PyObject *args);
 PyObject *core_solve(PyObject *mod, PyObject *args);
 PyObject *core_eval_features(PyObject *mod, PyObject *arg);
-PyObject *core_stock_features(PyObject *mod, PyObject *arg);
-PyObject *core_move_evidence(PyObject *mod, PyObject *args);
 #endif
