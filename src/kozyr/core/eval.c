@@ -80,7 +80,7 @@ int k_two_sided_eval(const KState *s) {
 
 int k_eval_load(KEval *e, const double *w, int n, int features) {
     /* layout: features, hidden, W1 (hidden x features, row-major), b1, W2, b2 */
-    if (n < 2 || features < 1 || features > K_EVAL_MAX_FEATURES) return 0;
+    if (n < 2 || features < 1 || features > K_EVAL_FEATURES) return 0;
     int nf = (int)w[0], nh = (int)w[1];
     if (nf != features || nh < 1 || nh > K_EVAL_HIDDEN || n != 2 + nh * nf + nh + nh + 1)
         return 0;

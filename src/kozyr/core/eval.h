@@ -5,12 +5,11 @@
 #include "core.h"
 
 #define K_EVAL_FEATURES 24
-#define K_EVAL_MAX_FEATURES 32
 #define K_EVAL_HIDDEN 32
 
 typedef struct {
     int features, hidden;
-    double w1[K_EVAL_HIDDEN][K_EVAL_MAX_FEATURES];
+    double w1[K_EVAL_HIDDEN][K_EVAL_FEATURES];
     double b1[K_EVAL_HIDDEN];
     double w2[K_EVAL_HIDDEN];
     double b2;

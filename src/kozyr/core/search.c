@@ -887,22 +887,16 @@ PyObject *core_solve(PyObject *mod, PyObject *args) {
     return Py_BuildValue("(iL)", v, nodes);
 }
 
-/* The features ``features`` finds in a state (a core State), as a tuple of
- * ``n`` floats, or None for a position it does not evaluate. */
-static PyObject *features_of(PyObject *arg, int (*features)(const KState *, double *), int n) {
-    const KState *s = k_state_of(arg);
-    if (!s) return NULL;
-    double f[K_EVAL_MAX_FEATURES];
-    if (!features(s, f)) Py_RETURN_NONE;
-    PyObject *out = PyTuple_New(n);
-    if (!out) return NULL;
-    for (int i = 0; i < n; i++) PyTuple_SET_ITEM(out, i, PyFloat_FromDouble(f[i]));
-    return out;
-}
-
 /* eval_features(state) -> tuple of K_EVAL_FEATURES floats, or None when the
  * position is not a two-sided one with an empty stock at the start of a round
  * (what the learned endgame evaluation reads; for its training script). */
 PyObject *core_eval_features(PyObject *mod, PyObject *arg) {
-    return features_of(arg, k_eval_features, K_EVAL_FEATURES);
+    const KState *s = k_state_of(arg);
+    if (!s) return NULL;
+    double f[K_EVAL_FEATURES];
+    if (!k_eval_features(s, f)) Py_RETURN_NONE;
+    PyObject *out = PyTuple_New(K_EVAL_FEATURES);
+    if (!out) return NULL;
+    for (int i = 0; i < K_EVAL_FEATURES; i++) PyTuple_SET_ITEM(out, i, PyFloat_FromDouble(f[i]));
+    return out;
 }
