@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,12 @@ PHONE = {"width": 390, "height": 844}
 
 # Hand cards overlap in a fan: click the visible left strip, as a person would.
 CARD_SPOT = {"x": 9, "y": 34}
+
+
+def percent(chance: float) -> str:
+    """A chance as the client writes it: JavaScript's Math.round rounds halves
+    up (32.5 -> 33), where Python's round() rounds them to even (-> 32)."""
+    return f"{math.floor(chance * 100 + 0.5)}\u00a0%"
 
 
 def shot(page: Any, name: str) -> Path:

@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from ..server.harness import http
-from .helpers import PHONE, play_to_the_end, shot, start_vs_computer, wait_screen
+from .helpers import PHONE, percent, play_to_the_end, shot, start_vs_computer, wait_screen
 from .test_viewer import I18N, finished_game, text
 
 MARKED = ("inaccuracy", "mistake", "blunder")
@@ -23,10 +23,6 @@ def analysis_json(base: str, game_id: int, seat: int) -> dict[str, Any]:
     status, body = http("GET", f"{base}/api/games/{game_id}/analysis?seat={seat}")
     assert status == 200 and body["status"] == "done", body
     return dict(body["result"]["seats"][str(seat)])
-
-
-def pct(chance: float) -> str:
-    return f"{round(chance * 100)}\u00a0%"
 
 
 def step_of(page: Any) -> int:
@@ -41,14 +37,14 @@ def check_move_box(page: Any, decision: dict[str, Any]) -> None:
     assert box.get_attribute("data-label") == decision["label"]
     played = box.locator(".an-side-played")
     assert json.loads(played.get_attribute("data-action")) == decision["played"]
-    assert pct(decision["chance_played"]) in played.inner_text()
+    assert percent(decision["chance_played"]) in played.inner_text()
     assert text("en", f"analysis.label.{decision['label']}") in box.inner_text()
     best = box.locator(".an-side-best")
     if decision["label"] in ("best", "forced"):
         assert best.count() == 0
     else:
         assert json.loads(best.get_attribute("data-action")) == decision["best"]
-        assert pct(decision["chance_best"]) in best.inner_text()
+        assert percent(decision["chance_best"]) in best.inner_text()
 
 
 def test_play_open_from_the_result_analyse_and_see_the_mistakes(open_page: Any) -> None:

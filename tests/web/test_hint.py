@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any
 
-from .helpers import PHONE, play_to_the_end, shot, start_vs_computer, wait_turn
+from .helpers import PHONE, percent, play_to_the_end, shot, start_vs_computer, wait_turn
 
 
 def test_the_hint_lights_the_best_move_with_its_chance(open_page: Any) -> None:
@@ -33,9 +33,8 @@ def test_the_hint_lights_the_best_move_with_its_chance(open_page: Any) -> None:
     note.wait_for(state="visible")
     assert len(answers) == 1
     answer = answers[0]
-    pct = f"{round(answer['chance'] * 100)}"
     text = note.inner_text()
-    assert re.search(rf"\b{pct}\s*%", text), (text, answer)
+    assert re.search(rf"(?<!\d){percent(answer['chance'])}", text), (text, answer)
     assert page.locator('#actions [data-action="hint"]').is_disabled()  # shown: nothing to ask
     action = answer["action"]
     cards = action.get("cards") or ([action["card"]] if "card" in action else [])

@@ -8,7 +8,6 @@ languages and on a desktop."""
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ from kozyr.bots import puzzles
 from kozyr.engine.cards import cards_str
 
 from ..server.harness import http
-from .helpers import DESKTOP, PHONE, shot, wait_screen
+from .helpers import DESKTOP, PHONE, percent, shot, wait_screen
 from .test_layout_audit import VIEWPORTS, audit
 from .test_profile import with_token
 from .test_viewer import LOCALES, text
@@ -102,11 +101,6 @@ def test_solve_one_and_fail_one_on_a_phone(open_page: Any, server: Any) -> None:
     )
 
 
-def pct(chance: float) -> str:
-    """As the page writes it: JavaScript's Math.round (halves go up, not to even)."""
-    return f"{math.floor(chance * 100 + 0.5)}\u00a0%"
-
-
 @pytest.mark.parametrize("lang", ["en", "ru"])
 def test_a_search_puzzle_on_a_phone(open_page: Any, lang: str) -> None:
     """Three players hold cards: the others' unknown cards are face down, the
@@ -135,7 +129,9 @@ def test_a_search_puzzle_on_a_phone(open_page: Any, lang: str) -> None:
     wrong_text, wrong_chance = p.chances[-1]
     click_action(page, puzzles.decode(wrong_text).to_json())
     page.wait_for_selector('#puzzle-feedback[data-result="wrong"]')
-    said = text(lang, "puzzles.chanceWrong", played=pct(wrong_chance), best=pct(p.chances[0][1]))
+    said = text(
+        lang, "puzzles.chanceWrong", played=percent(wrong_chance), best=percent(p.chances[0][1])
+    )
     assert said in page.inner_text("#puzzle-feedback")
     page.click("#puzzle-retry")
     page.wait_for_selector("#puzzle-feedback", state="hidden")
@@ -145,7 +141,7 @@ def test_a_search_puzzle_on_a_phone(open_page: Any, lang: str) -> None:
         "#puzzle-feedback .puzzle-chances li", "e => e.map((x) => x.textContent)"
     )
     assert len(rows) == p.alternatives
-    assert all(r.endswith(pct(c)) for r, (_, c) in zip(rows, p.chances, strict=True))
+    assert all(r.endswith(percent(c)) for r, (_, c) in zip(rows, p.chances, strict=True))
     shot(page, f"puzzle-search-solved-{lang}")
     problems += audit(page, f"{lang}-puzzle-search-solved", "phone-360x740", scrolls=True)
     assert not problems, "\n".join(problems)
