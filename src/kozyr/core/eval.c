@@ -78,13 +78,12 @@ int k_two_sided_eval(const KState *s) {
     return count == 2;
 }
 
-int k_eval_load(KEval *e, const double *w, int n, int features) {
+int k_eval_load(KEval *e, const double *w, int n) {
     /* layout: features, hidden, W1 (hidden x features, row-major), b1, W2, b2 */
-    if (n < 2 || features < 1 || features > K_EVAL_FEATURES) return 0;
+    if (n < 2) return 0;
     int nf = (int)w[0], nh = (int)w[1];
-    if (nf != features || nh < 1 || nh > K_EVAL_HIDDEN || n != 2 + nh * nf + nh + nh + 1)
+    if (nf != K_EVAL_FEATURES || nh < 1 || nh > K_EVAL_HIDDEN || n != 2 + nh * nf + nh + nh + 1)
         return 0;
-    e->features = nf;
     e->hidden = nh;
     const double *p = w + 2;
     for (int h = 0; h < nh; h++)
@@ -99,7 +98,7 @@ double k_eval_net(const KEval *e, const double *f) {
     double out = e->b2;
     for (int h = 0; h < e->hidden; h++) {
         double z = e->b1[h];
-        for (int i = 0; i < e->features; i++) z += e->w1[h][i] * f[i];
+        for (int i = 0; i < K_EVAL_FEATURES; i++) z += e->w1[h][i] * f[i];
         out += e->w2[h] * tanh(z);
     }
     return 1.0 / (1.0 + exp(-out));

@@ -654,10 +654,10 @@ static int read_sampler(const KState *tmpl, int seat, uint64_t pool, PyObject *s
     return 1;
 }
 
-/* A network from its flat weights (layout in eval.c), of ``features`` inputs;
- * NULL with a Python error set if they do not fit. */
-static KEval *read_eval(PyObject *o, const char *what, int features) {
-    PyObject *f = PySequence_Fast(o, what);
+/* The endgame network from its flat weights (layout in eval.c); NULL with a
+ * Python error set if they do not fit. */
+static KEval *read_eval(PyObject *o) {
+    PyObject *f = PySequence_Fast(o, "eval_weights");
     if (!f) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(f);
     double *w = n >= 2 && n <= 100000 ? malloc(sizeof(double) * (size_t)n) : NULL;
@@ -668,14 +668,14 @@ static KEval *read_eval(PyObject *o, const char *what, int features) {
         if (PyErr_Occurred()) ok = 0;
     }
     int out_of_memory = n >= 2 && n <= 100000 && !e;
-    if (ok && !k_eval_load(e, w, (int)n, features)) ok = 0;
+    if (ok && !k_eval_load(e, w, (int)n)) ok = 0;
     free(w);
     Py_DECREF(f);
     if (!ok) {
         free(e);
         if (!PyErr_Occurred()) {
             if (out_of_memory) PyErr_NoMemory();
-            else PyErr_Format(PyExc_ValueError, "search: %s do not fit the network", what);
+            else PyErr_SetString(PyExc_ValueError, "search: eval_weights do not fit the network");
         }
         return NULL;
     }
@@ -715,7 +715,7 @@ PyObject *core_search(PyObject *mod, PyObject *args, PyObject *kwargs) {
         return NULL;
     }
     KEval *eval = NULL;
-    if (eval_o != Py_None && !(eval = read_eval(eval_o, "eval_weights", K_EVAL_FEATURES)))
+    if (eval_o != Py_None && !(eval = read_eval(eval_o)))
         return NULL;
     Sampler *sp = calloc(1, sizeof(Sampler));
     KAction *cands = malloc(sizeof(KAction) * K_MAX_ACTIONS);
