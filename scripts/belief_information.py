@@ -36,26 +36,29 @@ Fits use numpy only and are deterministic::
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import glob
 import json
 import math
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
-from kozyr.bots.inference import LEVEL4_EVIDENCE, Evidence, card_weights
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from inference_calibration import KINDS, probe
+
+from kozyr.bots.inference import LEVEL4_EVIDENCE, card_weights
 from kozyr.engine.actions import Action, Kind
 from kozyr.engine.cards import CARD_RANK, CARD_SUIT, cards_of
 from kozyr.engine.record import GameRecord
 from kozyr.engine.view import View, view_of
 
-#: The kinds of evidence, by their names in :class:`Evidence`.
-KINDS = tuple(f.name for f in dataclasses.fields(Evidence))
-#: The factor a kind read alone is given: -log2 of its weight counts its pieces.
-PROBE = 0.5
-PROBES = tuple(Evidence(**{k: (PROBE if k == kind else 1.0) for k in KINDS}) for kind in KINDS)
+#: Each kind of evidence read alone at the calibration's factor, 0.5: -log2 of a
+#: card's weight under one of them counts that kind's pieces against the card.
+PROBES = tuple(probe(kind) for kind in KINDS)
 
 Array = NDArray[np.float64]
 
