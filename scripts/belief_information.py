@@ -138,6 +138,9 @@ def collect(paths: list[str]) -> dict[str, Array]:
         record = GameRecord.load(path)
         if record.rules.players != 2:
             raise SystemExit(f"{path}: two-player games only")
+        if record.rules.deck != 36:
+            # the features' rank one-hot starts at the six and the stock is read out of 24
+            raise SystemExit(f"{path}: 36-card games only (this one has {record.rules.deck})")
         state = record.start()
         for data in record.actions:
             seat = state.to_move

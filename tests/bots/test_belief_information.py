@@ -23,13 +23,13 @@ belief = load_script("belief_information")
 RULES = Rules(players=2)
 
 
-def save_games(directory: Path, games: int, level: str = "4") -> None:
+def save_games(directory: Path, games: int, level: str = "4", rules: Rules = RULES) -> None:
     """Seeded games of ``level`` against itself, saved as records."""
     for g in range(games):
-        deal = Deal.from_seed(RULES, 100 + g)
-        record = GameRecord(RULES, deal)
+        deal = Deal.from_seed(rules, 100 + g)
+        record = GameRecord(rules, deal)
         state = record.start()
-        bots = [make(parse_spec(level), 10 * g + s) for s in range(2)]
+        bots = [make(parse_spec(level), 10 * g + s) for s in range(rules.players)]
         while not state.game_over:
             seat = state.to_move
             assert seat is not None
@@ -131,3 +131,12 @@ def test_the_network_learns_what_a_logistic_fit_cannot() -> None:
     logistic = belief.normalised_loss(z_logistic, y[rows], d_kept, k[keep])
     network = belief.normalised_loss(z_network, y[rows], d_kept, k[keep])
     assert network < 0.5 * logistic
+
+
+@pytest.mark.parametrize(
+    "rules", [Rules(players=3), Rules(players=2, deck=24), Rules(players=2, deck=52)]
+)
+def test_games_the_features_do_not_fit_are_refused_by_name(tmp_path: Path, rules: Rules) -> None:
+    save_games(tmp_path, 1, rules=rules)
+    with pytest.raises(SystemExit, match=r"g000\.json: (two-player|36-card) games only"):
+        belief.collect([str(tmp_path / "g000.json")])
