@@ -10,8 +10,8 @@ sides left and a stock of MINDECK..MAXDECK cards whose deal is not yet
 determined, every deal of the unseen cards that fits the mover's view is
 listed (which unseen cards lie in the stock above the face-up trump, in
 which order; the rest in the opponent's hand) and every legal action is
-solved exactly in each (the compiled solver, at most 2,000,000 positions an
-action; a decision where one solve runs out is written as skipped).  The
+solved exactly in each (the search's own ``_exact_values``: the compiled solver, at
+most 2,000,000 positions an action; a decision where one solve runs out is written as skipped).  The
 mean over the deals is perfect-information Monte Carlo made exact; the row
 also keeps each action's exact value in the true deal and the index of the
 action the game's player chose.
@@ -26,33 +26,13 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from kozyr import core
 from kozyr.bots.endgame import two_sided
-from kozyr.bots.rollout import outcome
+from kozyr.bots.ismcts import _exact_values
 from kozyr.bots.sampler import Slots
 from kozyr.engine.actions import Action
 from kozyr.engine.record import GameRecord
 from kozyr.engine.state import GameState
 from kozyr.engine.view import View, state_from_view, view_of
-
-BUDGET = 2_000_000
-
-
-def action_values(state: GameState, seat: int, legal: list[Action]) -> list[float] | None:
-    """Each action's exact value for ``seat`` in a determined ``state`` (None: out of budget)."""
-    solve = core._require().solve
-    values = []
-    for action in legal:
-        child = state.copy()
-        child.do(action)
-        if child.game_over:
-            values.append(outcome(child.result, seat, child.team))
-            continue
-        solved = solve(core.from_state(child), seat, BUDGET)
-        if solved is None:
-            return None
-        values.append(solved[0] / 2)
-    return values
 
 
 def deals(view: View, slots: Slots) -> Iterator[GameState]:
@@ -91,7 +71,7 @@ def audit(paths: list[Path], least: int, most: int, out: str) -> None:
                         total = [0.0] * len(legal)
                         fitting = list(deals(view, slots))
                         for deal in fitting:
-                            values = action_values(deal, seat, legal)
+                            values = _exact_values(view, deal)
                             if values is None:
                                 row["skipped"] = True
                                 break
@@ -102,7 +82,7 @@ def audit(paths: list[Path], least: int, most: int, out: str) -> None:
                                 "legal": len(legal),
                                 "chosen": legal.index(action),
                                 "pimc": [t / len(fitting) for t in total],
-                                "true": action_values(state, seat, legal),
+                                "true": _exact_values(view, state),
                             }
                         row["sec"] = round(time.perf_counter() - start, 3)
                         sink.write(json.dumps(row) + "\n")
