@@ -10,11 +10,12 @@ sides left and a stock of MINDECK..MAXDECK cards whose deal is not yet
 determined, every deal of the unseen cards that fits the mover's view is
 listed (which unseen cards lie in the stock above the face-up trump, in
 which order; the rest in the opponent's hand) and every legal action is
-solved exactly in each (the search's own ``_exact_values``: the compiled solver, at
-most 2,000,000 positions an action; a decision where one solve runs out is written as skipped).  The
-mean over the deals is perfect-information Monte Carlo made exact; the row
-also keeps each action's exact value in the true deal and the index of the
-action the game's player chose.
+solved exactly in each (the search's own ``_exact_values``: the compiled
+solver, at most 2,000,000 positions an action; a decision where one solve
+runs out is written as skipped).  The mean over the deals is
+perfect-information Monte Carlo made exact; the row also keeps each
+action's exact value in the true deal and the index of the action the
+game's player chose.
 """
 
 from __future__ import annotations
