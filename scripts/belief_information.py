@@ -36,7 +36,6 @@ Fits use numpy only and are deterministic::
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import math
 import sys
@@ -48,6 +47,7 @@ from numpy.typing import NDArray
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from analysis_figures import records_in
 from inference_calibration import KINDS, probe
 
 from kozyr.bots.inference import LEVEL4_EVIDENCE, card_weights
@@ -235,13 +235,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--weights-out", help="save the logistic fit (a JSON list)")
     p.add_argument("--network", action="store_true", help="fit the network too (slow)")
     args = p.parse_args(argv)
-    # every record of the directories (an arena run saves its summary as arena.json)
-    paths = sorted(
-        path
-        for d in args.dirs
-        for path in glob.glob(f"{d}/*.json")
-        if not path.endswith("/arena.json")
-    )
+    # every record of the directories (not the arena.json summary), in one order
+    paths = sorted(str(path) for path in records_in(args.dirs))
     start = time.perf_counter()
     data = collect(paths)
     X, Y, G, D, K = data["X"], data["Y"], data["G"], data["D"], data["K"]

@@ -27,6 +27,10 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
+
+from analysis_figures import records_in
+
 from kozyr.bots.endgame import two_sided
 from kozyr.bots.ismcts import _exact_values
 from kozyr.bots.sampler import Slots
@@ -117,5 +121,5 @@ if __name__ == "__main__":
         summary(sys.argv[2])
     else:
         least, most = map(int, sys.argv[4].split("-"))
-        files = sorted(p for p in Path(sys.argv[1]).glob("*.json") if p.name != "arena.json")
+        files = records_in([sys.argv[1]])
         audit(files[int(sys.argv[2]) : int(sys.argv[3])], least, most, sys.argv[5])
