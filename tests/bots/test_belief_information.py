@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kozyr.arena.match import play_game
 from kozyr.arena.spec import make, parse_spec
 from kozyr.bots.inference import card_weights
 from kozyr.engine.deal import Deal
@@ -26,16 +27,9 @@ RULES = Rules(players=2)
 def save_games(directory: Path, games: int, level: str = "4", rules: Rules = RULES) -> None:
     """Seeded games of ``level`` against itself, saved as records."""
     for g in range(games):
-        deal = Deal.from_seed(rules, 100 + g)
-        record = GameRecord(rules, deal)
-        state = record.start()
         bots = [make(parse_spec(level), 10 * g + s) for s in range(rules.players)]
-        while not state.game_over:
-            seat = state.to_move
-            assert seat is not None
-            action = bots[seat].choose(view_of(state, seat))
-            record.append(action)
-            state.apply(action)
+        record = play_game(rules, Deal.from_seed(rules, 100 + g), bots, record=True).record
+        assert record is not None
         (directory / f"g{g:03}.json").write_text(record.dumps())
 
 
