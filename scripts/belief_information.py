@@ -178,16 +178,20 @@ def normalised(z: Array, d: NDArray[np.int64], k: Array) -> Array:
     return np.clip(1 / (1 + np.exp(-np.clip(z + shift[d], -30, 30))), 1e-9, 1 - 1e-9)
 
 
+def log_loss(p: Array, y: Array) -> float:
+    """Mean log loss per card (nats) of the chances ``p`` against the labels ``y``."""
+    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
 def normalised_loss(z: Array, y: Array, d: NDArray[np.int64], k: Array) -> float:
     """Mean log loss per card (nats) of the normalised belief."""
-    p = normalised(z, d, k)
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+    return log_loss(normalised(z, d, k), y)
 
 
 def normalised_entropy(z: Array, d: NDArray[np.int64], k: Array) -> float:
     """Mean entropy per card (nats) of the normalised belief: how narrow it is."""
     p = normalised(z, d, k)
-    return float(-np.mean(p * np.log(p) + (1 - p) * np.log(1 - p)))
+    return log_loss(p, p)
 
 
 def _adam(params: list[Array], grads: list[Array], state: list[Array], t: int, lr: float) -> None:
@@ -259,8 +263,9 @@ def main(argv: list[str] | None = None) -> None:
     print("| belief | log loss per card (nats) | below uniform | entropy per card (nats) |")
     print("|---|---|---|---|")
     for name, z in beliefs.items():
-        loss = normalised_loss(z, y_held, d_held, k_held)
-        narrow = normalised_entropy(z, d_held, k_held)
+        p_held = normalised(z, d_held, k_held)  # once per belief, for both columns
+        # the entropy is the belief's log loss against itself
+        loss, narrow = log_loss(p_held, y_held), log_loss(p_held, p_held)
         print(f"| {name} | {loss:.4f} | {100 * (uniform - loss) / uniform:.1f} % | {narrow:.4f} |")
     if args.weights_out:
         with open(args.weights_out, "w") as out:
