@@ -188,9 +188,9 @@ def normalised_loss(z: Array, y: Array, d: NDArray[np.int64], k: Array) -> float
     return log_loss(normalised(z, d, k), y)
 
 
-def normalised_entropy(z: Array, d: NDArray[np.int64], k: Array) -> float:
-    """Mean entropy per card (nats) of the normalised belief: how narrow it is."""
-    p = normalised(z, d, k)
+def entropy(p: Array) -> float:
+    """Mean entropy per card (nats) of the chances ``p``: how narrow a belief is
+    (its log loss against itself)."""
     return log_loss(p, p)
 
 
@@ -264,8 +264,7 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---|---|---|")
     for name, z in beliefs.items():
         p_held = normalised(z, d_held, k_held)  # once per belief, for both columns
-        # the entropy is the belief's log loss against itself
-        loss, narrow = log_loss(p_held, y_held), log_loss(p_held, p_held)
+        loss, narrow = log_loss(p_held, y_held), entropy(p_held)
         print(f"| {name} | {loss:.4f} | {100 * (uniform - loss) / uniform:.1f} % | {narrow:.4f} |")
     if args.weights_out:
         with open(args.weights_out, "w") as out:

@@ -69,19 +69,19 @@ def test_the_loss_is_shifted_so_that_the_hand_gets_its_hidden_cards() -> None:
     k = np.array([2.0, 1.0])
     uniform = belief.normalised_loss(np.zeros(9), y, d, k)
 
-    def entropy(p: float) -> float:
+    def binary_entropy(p: float) -> float:
         return -(p * math.log(p) + (1 - p) * math.log(1 - p))
 
     # whatever the common offset, the uniform belief is the binary entropy of each share
-    expected = (6 * entropy(2 / 6) + 3 * entropy(1 / 3)) / 9
+    expected = (6 * binary_entropy(2 / 6) + 3 * binary_entropy(1 / 3)) / 9
     assert uniform == pytest.approx(expected)
     assert belief.normalised_loss(np.full(9, 3.0), y, d, k) == pytest.approx(expected)
     # a belief that points at the right cards scores better, the wrong ones worse
     assert belief.normalised_loss(4 * (2 * y - 1), y, d, k) < 0.05
     assert belief.normalised_loss(-4 * (2 * y - 1), y, d, k) > uniform
     # the uniform belief is as wide as a belief can be that expects k cards in the hand
-    assert belief.normalised_entropy(np.zeros(9), d, k) == pytest.approx(expected)
-    assert belief.normalised_entropy(4 * (2 * y - 1), d, k) < expected
+    assert belief.entropy(belief.normalised(np.zeros(9), d, k)) == pytest.approx(expected)
+    assert belief.entropy(belief.normalised(4 * (2 * y - 1), d, k)) < expected
 
 
 def test_todays_factors_and_the_fits_know_more_than_a_uniform_deal(
